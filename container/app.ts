@@ -1,0 +1,21 @@
+/** The long-running half. Standalone mode mounts its routes and the functions' routes on one app. */
+import type { Hono } from 'hono';
+import type { Services } from '../core/services.ts';
+import { createBaseApp } from '../functions/http/base-app.ts';
+import type { AppEnv } from '../functions/http/env.ts';
+import { mountFunctionRoutes } from '../functions/routes/index.ts';
+import { mountContainerRoutes } from './routes.ts';
+
+export function createContainerApp(services: Services): Hono<AppEnv> {
+  const app = createBaseApp(services);
+  mountContainerRoutes(app);
+  return app;
+}
+
+/** One process serving the whole API: container routes first, then every functions route. */
+export function createStandaloneApp(services: Services): Hono<AppEnv> {
+  const app = createBaseApp(services);
+  mountContainerRoutes(app);
+  mountFunctionRoutes(app);
+  return app;
+}

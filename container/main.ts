@@ -1,0 +1,36 @@
+/** `npm start`: standalone by default (whole API, embedded PGlite under ./data); SVC_MODE=container serves
+ * only the container half and SVC_MODE=functions only the functions half (the split topology). */
+import { serve } from '@hono/node-server';
+import { loadConfig } from '../core/config.ts';
+import { createServices } from '../core/services.ts';
+import { createFunctionsApp } from '../functions/app.ts';
+import { createContainerApp, createStandaloneApp } from './app.ts';
+
+const config = loadConfig();
+const mode = process.env.SVC_MODE ?? 'standalone';
+if (!['standalone', 'container', 'functions'].includes(mode)) throw new Error('SVC_MODE must be standalone, container or functions');
+
+const services = await createServices(config, {
+  onBootstrap: (result) => {
+    if (result.created && result.generatedPassword) {
+      console.log(`First start: created admin ${result.adminEmail} with password ${result.generatedPassword}`);
+      console.log('Change it after your first login; it is not shown again.');
+    } else if (result.created) {
+      console.log(`First start: created admin ${result.adminEmail}`);
+    }
+  },
+});
+if (config.secretGenerated) console.warn('SECRET is not set: a random one is used, so tokens do not survive a restart.');
+
+const app = mode === 'container' ? createContainerApp(services) : mode === 'functions' ? createFunctionsApp(services) : createStandaloneApp(services);
+const server = serve({ fetch: app.fetch, hostname: config.host, port: config.port }, (info) => {
+  console.log(`svc ${mode} listening on http://${info.address}:${info.port} (${services.database.kind})`);
+});
+
+async function shutdown() {
+  server.close();
+  await services.close();
+  process.exit(0);
+}
+process.on('SIGINT', shutdown);
+process.on('SIGTERM', shutdown);

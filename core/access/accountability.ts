@@ -1,0 +1,20 @@
+/** Who is asking: built once per request by authentication, consumed by every core service. */
+export interface Accountability {
+  user: string | null;
+  /** Primary role (svc_users.role) or the Public role for anonymous requests. */
+  role: string | null;
+  /** The role and its ancestors through svc_roles.parent. */
+  roles: string[];
+  /** Policies attached to the roles and directly to the user. */
+  policies: string[];
+  admin: boolean;
+  app: boolean;
+  ip: string | null;
+  userAgent: string | null;
+  origin: string | null;
+}
+
+/** An internal caller that bypasses permission checks (bootstrap, migrations, scheduled jobs). */
+export function systemAccountability(): Accountability {
+  return { user: null, role: null, roles: [], policies: [], admin: true, app: true, ip: null, userAgent: null, origin: null };
+}

@@ -1,0 +1,108 @@
+/** Every environment variable the service reads, parsed and typed once. */
+import { randomBytes } from 'node:crypto';
+
+export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+
+export interface Config {
+  host: string;
+  port: number;
+  publicUrl: string;
+  nodeEnv: string;
+  logLevel: LogLevel;
+  /** Postgres server URL; when empty the embedded PGlite under dataDir is used. */
+  databaseUrl: string | null;
+  dataDir: string;
+  dbPoolMax: number;
+  redisUrl: string | null;
+  secret: string;
+  secretGenerated: boolean;
+  accessTokenTtlMs: number;
+  refreshTokenTtlMs: number;
+  adminEmail: string | null;
+  adminPassword: string | null;
+  projectName: string;
+  maxPayloadSize: number;
+  querystringMaxParseDepth: number;
+  queryLimitDefault: number;
+  queryLimitMax: number;
+  maxBatchMutation: number;
+  maxRelationalDepth: number;
+  filesMaxUploadSize: number;
+  storageLocalRoot: string;
+  assetsCacheTtlMs: number;
+  userInviteTokenTtlMs: number;
+}
+
+type Env = Record<string, string | undefined>;
+
+const UNITS: Record<string, number> = { b: 1, kb: 1024, mb: 1024 ** 2, gb: 1024 ** 3 };
+
+export function parseBytes(value: string): number {
+  const m = /^\s*(\d+(?:\.\d+)?)\s*(b|kb|mb|gb)?\s*$/i.exec(value);
+  if (!m) throw new Error(`Invalid byte size "${value}"`);
+  return Math.floor(Number(m[1]) * UNITS[(m[2] ?? 'b').toLowerCase()]);
+}
+
+const DURATION_UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 };
+
+export function parseDuration(value: string): number {
+  const m = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h|d|w)?\s*$/i.exec(value);
+  if (!m) throw new Error(`Invalid duration "${value}"`);
+  return Math.floor(Number(m[1]) * DURATION_UNITS[(m[2] ?? 'ms').toLowerCase()]);
+}
+
+function int(env: Env, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n)) throw new Error(`${name} must be an integer, got "${raw}"`);
+  return n;
+}
+
+function str(env: Env, name: string, fallback: string): string {
+  const raw = env[name];
+  return raw === undefined || raw === '' ? fallback : raw;
+}
+
+function opt(env: Env, name: string): string | null {
+  const raw = env[name];
+  return raw === undefined || raw === '' ? null : raw;
+}
+
+const LOG_LEVELS: LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+export function loadConfig(env: Env = process.env): Config {
+  const logLevel = str(env, 'LOG_LEVEL', 'info') as LogLevel;
+  if (!LOG_LEVELS.includes(logLevel)) throw new Error(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`);
+  const host = str(env, 'HOST', '127.0.0.1');
+  const port = int(env, 'PORT', 8055);
+  const secret = opt(env, 'SECRET');
+  return {
+    host,
+    port,
+    publicUrl: str(env, 'PUBLIC_URL', `http://${host}:${port}`),
+    nodeEnv: str(env, 'NODE_ENV', 'development'),
+    logLevel,
+    databaseUrl: opt(env, 'DATABASE_URL'),
+    dataDir: str(env, 'DATA_DIR', './data'),
+    dbPoolMax: int(env, 'DB_POOL_MAX', 10),
+    redisUrl: opt(env, 'REDIS_URL'),
+    secret: secret ?? randomBytes(32).toString('hex'),
+    secretGenerated: secret === null,
+    accessTokenTtlMs: parseDuration(str(env, 'ACCESS_TOKEN_TTL', '15m')),
+    refreshTokenTtlMs: parseDuration(str(env, 'REFRESH_TOKEN_TTL', '7d')),
+    adminEmail: opt(env, 'ADMIN_EMAIL'),
+    adminPassword: opt(env, 'ADMIN_PASSWORD'),
+    projectName: str(env, 'PROJECT_NAME', 'svc'),
+    maxPayloadSize: parseBytes(str(env, 'MAX_PAYLOAD_SIZE', '1mb')),
+    querystringMaxParseDepth: int(env, 'QUERYSTRING_MAX_PARSE_DEPTH', 10),
+    queryLimitDefault: int(env, 'QUERY_LIMIT_DEFAULT', 100),
+    queryLimitMax: int(env, 'QUERY_LIMIT_MAX', -1),
+    maxBatchMutation: int(env, 'MAX_BATCH_MUTATION', 10_000),
+    maxRelationalDepth: int(env, 'MAX_RELATIONAL_DEPTH', 10),
+    filesMaxUploadSize: parseBytes(str(env, 'FILES_MAX_UPLOAD_SIZE', '10mb')),
+    storageLocalRoot: str(env, 'STORAGE_LOCAL_ROOT', './uploads'),
+    assetsCacheTtlMs: parseDuration(str(env, 'ASSETS_CACHE_TTL', '30m')),
+    userInviteTokenTtlMs: parseDuration(str(env, 'USER_INVITE_TOKEN_TTL', '7d')),
+  };
+}

@@ -1,0 +1,63 @@
+/** The Database port: PGlite (embedded, default) or a Postgres server through `pg`, behind one Kysely
+ * instance. Every query in core/ goes through `run` with the executor it was handed (the Kysely
+ * instance or a transaction), so a request's statements always share its transaction. */
+import { mkdirSync } from 'node:fs';
+import { CompiledQuery, Kysely, type Transaction } from 'kysely';
+import { PgliteDialect } from './pglite-driver.ts';
+import { PgDialect, createPool } from './pg-driver.ts';
+
+export type Executor = Kysely<any> | Transaction<any>;
+
+export interface Database {
+  readonly kind: 'pglite' | 'pg';
+  readonly db: Kysely<any>;
+  close(): Promise<void>;
+  /** PGlite only: a dump of the data dir (tests clone one migrated template from it). */
+  dump?(): Promise<Blob>;
+}
+
+export interface DatabaseOptions {
+  databaseUrl: string | null;
+  dataDir?: string;
+  poolMax?: number;
+  /** A PGlite data dir dump (tests clone one migrated template this way). */
+  loadDataDir?: Blob | File;
+  /** Keep PGlite in memory instead of under dataDir. */
+  inMemory?: boolean;
+}
+
+export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
+  if (opts.databaseUrl) {
+    const pool = createPool(opts.databaseUrl, opts.poolMax ?? 10);
+    const db = new Kysely<any>({ dialect: new PgDialect(pool) });
+    return { kind: 'pg', db, close: () => db.destroy() };
+  }
+  const { PGlite } = await import('@electric-sql/pglite');
+  let dataDir: string | undefined;
+  if (!opts.inMemory && !opts.loadDataDir) {
+    dataDir = opts.dataDir ?? './data';
+    mkdirSync(dataDir, { recursive: true });
+    dataDir = `${dataDir}/pg`;
+  }
+  const pg = await PGlite.create(dataDir, opts.loadDataDir ? { loadDataDir: opts.loadDataDir } : {});
+  await pg.exec("set time zone 'UTC'");
+  const db = new Kysely<any>({ dialect: new PgliteDialect(pg) });
+  return { kind: 'pglite', db, close: () => db.destroy(), dump: () => pg.dumpDataDir('gzip') as Promise<Blob> };
+}
+
+/** Runs parameterised SQL on an executor and returns its rows. */
+export async function run<R = Record<string, unknown>>(ex: Executor, sql: string, params: readonly unknown[] = []): Promise<R[]> {
+  const res = await ex.executeQuery<R>(CompiledQuery.raw(sql, params as unknown[]));
+  return res.rows;
+}
+
+/** Runs fn inside a transaction, or inside the one already open on ex. */
+export async function inTransaction<T>(ex: Executor, fn: (trx: Transaction<any>) => Promise<T>): Promise<T> {
+  if (ex.isTransaction) return fn(ex as Transaction<any>);
+  return (ex as Kysely<any>).transaction().execute(fn);
+}
+
+/** Quotes an identifier that has already been checked against the schema overview. */
+export function ident(name: string): string {
+  return `"${name.replace(/"/g, '""')}"`;
+}

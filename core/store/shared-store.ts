@@ -1,0 +1,43 @@
+/** The SharedStore port: small shared state between processes (schema version, counters, locks).
+ * Memory in standalone mode; Redis when REDIS_URL is set. */
+export interface SharedStore {
+  readonly kind: 'memory' | 'redis';
+  get(key: string): Promise<string | null>;
+  set(key: string, value: string, ttlMs?: number): Promise<void>;
+  /** Atomically increments an integer counter and returns the new value. */
+  incr(key: string): Promise<number>;
+  del(key: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+export class MemoryStore implements SharedStore {
+  readonly kind = 'memory' as const;
+  readonly #values = new Map<string, { value: string; expires: number }>();
+
+  async get(key: string): Promise<string | null> {
+    const entry = this.#values.get(key);
+    if (!entry) return null;
+    if (entry.expires && entry.expires < Date.now()) {
+      this.#values.delete(key);
+      return null;
+    }
+    return entry.value;
+  }
+
+  async set(key: string, value: string, ttlMs?: number): Promise<void> {
+    this.#values.set(key, { value, expires: ttlMs ? Date.now() + ttlMs : 0 });
+  }
+
+  async incr(key: string): Promise<number> {
+    const next = Number((await this.get(key)) ?? '0') + 1;
+    const entry = this.#values.get(key);
+    this.#values.set(key, { value: String(next), expires: entry?.expires ?? 0 });
+    return next;
+  }
+
+  async del(key: string): Promise<void> {
+    this.#values.delete(key);
+  }
+
+  async close(): Promise<void> {}
+}

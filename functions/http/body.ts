@@ -1,0 +1,48 @@
+/** Request body reading with MAX_PAYLOAD_SIZE enforced while streaming. */
+import type { Context } from 'hono';
+import { ContentTooLargeError, InvalidPayloadError, UnsupportedMediaTypeError } from '../../core/errors.ts';
+import type { AppEnv } from './env.ts';
+
+export async function readText(c: Context<AppEnv>): Promise<string> {
+  const limit = c.get('services').config.maxPayloadSize;
+  const declared = Number(c.req.header('content-length') ?? 'NaN');
+  if (declared > limit) throw new ContentTooLargeError();
+  const body = c.req.raw.body;
+  if (!body) return '';
+  const reader = body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limit) {
+      await reader.cancel();
+      throw new ContentTooLargeError();
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/** The JSON body, or undefined for an empty body. Malformed JSON is a 400. */
+export async function readJson(c: Context<AppEnv>): Promise<unknown> {
+  const type = c.req.header('content-type');
+  if (type && !/^application\/(.+\+)?json\b/i.test(type) && !/^text\/plain\b/i.test(type)) {
+    throw new UnsupportedMediaTypeError(`Unsupported media type "${type.split(';')[0]}".`);
+  }
+  const text = await readText(c);
+  if (text.trim() === '') return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new InvalidPayloadError('Invalid JSON body.');
+  }
+}
+
+export async function readJsonObject(c: Context<AppEnv>): Promise<Record<string, unknown>> {
+  const body = await readJson(c);
+  if (body === undefined) return {};
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new InvalidPayloadError('Body must be a JSON object.');
+  return body as Record<string, unknown>;
+}

@@ -1,0 +1,30 @@
+/** AWS Lambda entry (API Gateway HTTP API, payload v2). Services are created once per warm container. */
+import { handle, type LambdaContext, type LambdaEvent } from 'hono/aws-lambda';
+import { loadConfig } from '../core/config.ts';
+import { createServices, type Services } from '../core/services.ts';
+import { createFunctionsApp } from './app.ts';
+
+let handler: ReturnType<typeof handle> | null = null;
+let starting: Promise<ReturnType<typeof handle>> | null = null;
+
+/** Builds the handler for given services (tests pass their own). */
+export function createLambdaHandler(services: Services): ReturnType<typeof handle> {
+  return handle(createFunctionsApp(services));
+}
+
+async function init(): Promise<ReturnType<typeof handle>> {
+  const config = loadConfig();
+  // Migrations run at deploy time (sst), not on every cold start.
+  const services = await createServices(config, { skipMigrations: process.env.SVC_RUN_MIGRATIONS !== 'true' });
+  return createLambdaHandler(services);
+}
+
+export async function lambdaHandler(event: LambdaEvent, context: LambdaContext) {
+  if (!handler) {
+    starting ??= init();
+    handler = await starting;
+  }
+  return handler(event, context);
+}
+
+export { lambdaHandler as handler };

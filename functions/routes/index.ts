@@ -1,0 +1,8 @@
+/** Every JSON endpoint the functions half serves. */
+import type { Hono } from 'hono';
+import type { AppEnv } from '../http/env.ts';
+import { mountServerRoutes } from './server.ts';
+
+export function mountFunctionRoutes(app: Hono<AppEnv>): void {
+  mountServerRoutes(app);
+}

@@ -1,0 +1,7 @@
+/** Migrations in order. Listed here (not read from disk) so a bundled Lambda carries them. */
+import type { Migration } from 'kysely';
+import * as m0001 from './0001_system_tables.ts';
+
+export const migrations: Record<string, Migration> = {
+  '0001_system_tables': m0001,
+};
