@@ -1,9 +1,23 @@
-/** Shared test constants and the one migrated template every test file clones. */
+/** Shared test constants and the one migrated template every test file clones. The template is keyed by
+ * a hash of what shapes it (migrations, bootstrap), so concurrent runs reuse it instead of rebuilding. */
+import { createHash } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
+
 export const ADMIN_EMAIL = 'admin@example.com';
 export const ADMIN_PASSWORD = 'admin-password-1';
 export const ADMIN_TOKEN = 'static-admin-token';
-export const PG_TEMPLATE_DB = 'svc_test_template';
-export const PGLITE_TEMPLATE_PATH = 'test/.cache/pglite-template.tar.gz';
+
+function templateHash(): string {
+  const h = createHash('sha256');
+  for (const f of readdirSync('migrations').sort()) h.update(readFileSync(`migrations/${f}`));
+  h.update(readFileSync('core/bootstrap.ts'));
+  h.update(readFileSync('test/helpers/global-setup.ts'));
+  return h.digest('hex').slice(0, 10);
+}
+
+export const TEMPLATE_HASH = templateHash();
+export const PG_TEMPLATE_DB = `svc_tpl_${TEMPLATE_HASH}`;
+export const PGLITE_TEMPLATE_PATH = `test/.cache/pglite-template-${TEMPLATE_HASH}.tar.gz`;
 
 export function testEnv(extra: Record<string, string> = {}): Record<string, string> {
   return {
