@@ -1,0 +1,17 @@
+/** What every core service call receives: where to run SQL, the schema, and who is asking. */
+import type { Accountability } from './access/accountability.ts';
+import type { Config } from './config.ts';
+import type { Executor } from './db/database.ts';
+import type { SchemaOverview } from './schema/types.ts';
+
+export interface ServiceContext {
+  /** The database, or the transaction the call must run in. */
+  db: Executor;
+  schema: SchemaOverview;
+  accountability: Accountability;
+  config: Config;
+}
+
+export function withExecutor(ctx: ServiceContext, db: Executor): ServiceContext {
+  return { ...ctx, db };
+}
