@@ -2,11 +2,13 @@
  * only the container half and SVC_MODE=functions only the functions half (the split topology). */
 import { serve } from '@hono/node-server';
 import { loadConfig } from '../core/config.ts';
+import { withPersistentSecret } from '../core/auth/secret.ts';
 import { createServices } from '../core/services.ts';
 import { createFunctionsApp } from '../functions/app.ts';
 import { createContainerApp, createStandaloneApp } from './app.ts';
 
-const config = loadConfig();
+// Standalone without SECRET: the signing secret persists under DATA_DIR so tokens survive restarts.
+const config = withPersistentSecret(loadConfig());
 const mode = process.env.SVC_MODE ?? 'standalone';
 if (!['standalone', 'container', 'functions'].includes(mode)) throw new Error('SVC_MODE must be standalone, container or functions');
 
@@ -20,7 +22,10 @@ const services = await createServices(config, {
     }
   },
 });
-if (config.secretGenerated) console.warn('SECRET is not set: a random one is used, so tokens do not survive a restart.');
+if (config.secretGenerated) {
+  console.warn('SECRET is not set while DATABASE_URL is: a random one is used, so tokens do not survive a restart'
+    + ' and other instances reject them. Set SECRET.');
+}
 
 const app = mode === 'container' ? createContainerApp(services) : mode === 'functions' ? createFunctionsApp(services) : createStandaloneApp(services);
 const server = serve({ fetch: app.fetch, hostname: config.host, port: config.port }, (info) => {

@@ -56,10 +56,7 @@ function isEmptyFilter(f: Filter | null): boolean {
   return !f || Object.keys(f).length === 0;
 }
 
-/** The merged permission, or null when no policy grants the action. */
-export async function resolvePermission(ctx: ServiceContext, collection: string, action: PermissionAction): Promise<ResolvedPermission | null> {
-  if (ctx.accountability.admin) return FULL;
-  const rows = (await rowsFor(ctx)).filter((r) => r.collection === collection && r.action === action);
+function merge(rows: PermissionRow[]): ResolvedPermission | null {
   if (rows.length === 0) return null;
   let unfiltered = false;
   const filters: Filter[] = [];
@@ -80,6 +77,31 @@ export async function resolvePermission(ctx: ServiceContext, collection: string,
     validation,
     presets,
   };
+}
+
+/** All of a caller's permissions, loaded once, answered synchronously (the query planner is pure). */
+export interface PermissionSet {
+  get(collection: string, action: PermissionAction): ResolvedPermission | null;
+}
+
+const ADMIN_SET: PermissionSet = { get: () => FULL };
+
+export async function loadPermissions(ctx: ServiceContext): Promise<PermissionSet> {
+  if (ctx.accountability.admin) return ADMIN_SET;
+  const rows = await rowsFor(ctx);
+  const merged = new Map<string, ResolvedPermission | null>();
+  return {
+    get(collection, action) {
+      const key = `${collection}:${action}`;
+      if (!merged.has(key)) merged.set(key, merge(rows.filter((r) => r.collection === collection && r.action === action)));
+      return merged.get(key)!;
+    },
+  };
+}
+
+/** The merged permission, or null when no policy grants the action. */
+export async function resolvePermission(ctx: ServiceContext, collection: string, action: PermissionAction): Promise<ResolvedPermission | null> {
+  return (await loadPermissions(ctx)).get(collection, action);
 }
 
 /** Like resolvePermission, but throws FORBIDDEN when nothing grants the action. */

@@ -1,22 +1,29 @@
-/** Reads the credential (Bearer header or access_token query parameter) and sets the accountability. */
+/** Reads the credential and sets the accountability. Sources, first match wins: `Authorization: Bearer`,
+ * the `access_token` query parameter, the session cookie (login mode `session`). */
 import type { MiddlewareHandler } from 'hono';
+import { getCookie } from 'hono/cookie';
 import { authenticate } from '../../core/auth/authenticate.ts';
+import { SESSION_TOKEN_COOKIE } from '../../core/auth/cookies.ts';
 import { InvalidTokenError } from '../../core/errors.ts';
 import type { AppEnv } from './env.ts';
 import { clientIp } from './client-ip.ts';
 
-export function tokenFrom(authorization: string | undefined, queryToken: string | undefined): string | null {
-  if (authorization) {
-    const m = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
-    if (!m) throw new InvalidTokenError();
-    return m[1];
-  }
-  return queryToken || null;
+/** The token of an Authorization header: null for other schemes (as Directus, e.g. Basic from a proxy);
+ * a Bearer header without exactly one token is INVALID_TOKEN. */
+export function bearerToken(authorization: string | undefined): string | null {
+  if (!authorization) return null;
+  const parts = authorization.trim().split(/\s+/);
+  if (parts[0].toLowerCase() !== 'bearer') return null;
+  if (parts.length !== 2) throw new InvalidTokenError();
+  return parts[1];
 }
 
 export const authenticateRequest: MiddlewareHandler<AppEnv> = async (c, next) => {
   const services = c.get('services');
-  const token = tokenFrom(c.req.header('authorization'), c.req.query('access_token'));
+  const token = bearerToken(c.req.header('authorization'))
+    || c.req.query('access_token')
+    || (c.req.header('cookie') ? getCookie(c, SESSION_TOKEN_COOKIE) : undefined)
+    || null;
   c.set('accountability', await authenticate(services, token, {
     ip: clientIp(c),
     userAgent: c.req.header('user-agent') ?? null,

@@ -1,12 +1,17 @@
+/** The client address: the socket peer under @hono/node-server, API Gateway's sourceIp on Lambda (the
+ * gateway has already resolved forwarding). TRUST_PROXY handling of X-Forwarded-For arrives with rate limiting. */
 import type { Context } from 'hono';
-import { getConnInfo } from '@hono/node-server/conninfo';
 
-/** The socket address of the client (TRUST_PROXY handling for forwarded headers arrives with rate limiting). */
+interface NodeBindings { incoming?: { socket?: { remoteAddress?: string } } }
+interface LambdaBindings {
+  requestContext?: { http?: { sourceIp?: string }; identity?: { sourceIp?: string } };
+}
+
 export function clientIp(c: Context): string | null {
-  try {
-    return getConnInfo(c).remote.address ?? null;
-  } catch {
-    const lambdaIp = (c.env as { event?: { requestContext?: { http?: { sourceIp?: string } } } } | undefined)?.event?.requestContext?.http?.sourceIp;
-    return lambdaIp ?? null;
-  }
+  const env = c.env as (NodeBindings & LambdaBindings & { server?: NodeBindings }) | undefined;
+  if (!env) return null;
+  const incoming = env.incoming ?? env.server?.incoming;
+  if (incoming) return incoming.socket?.remoteAddress ?? null;
+  const rc = env.requestContext;
+  return rc?.http?.sourceIp ?? rc?.identity?.sourceIp ?? null;
 }

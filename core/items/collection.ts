@@ -1,0 +1,11 @@
+/** Resolving `{collection}` of an items request: unknown or folder -> 404, svc_* -> admins only. */
+import type { ServiceContext } from '../context.ts';
+import { CollectionNotFoundError, ForbiddenError } from '../errors.ts';
+import type { CollectionOverview } from '../schema/types.ts';
+
+export function itemsCollection(ctx: ServiceContext, name: string): CollectionOverview {
+  const collection = ctx.schema.collections[name];
+  if (!collection || collection.folder || !collection.primary) throw new CollectionNotFoundError(name);
+  if (collection.system && !ctx.accountability.admin) throw new ForbiddenError();
+  return collection;
+}

@@ -1,0 +1,107 @@
+/** Reading items: parse -> plan -> compile -> one statement -> the response JSON text. The database
+ * builds the JSON, so rows are never materialised as JavaScript objects on the hot path. */
+import { loadPermissions, type PermissionSet } from '../access/permissions.ts';
+import type { ServiceContext } from '../context.ts';
+import { inTransaction, run } from '../db/database.ts';
+import { ForbiddenError, InvalidQueryError } from '../errors.ts';
+import { compileAggregate, compileKeys, compileList, compileOne } from '../query/compile-select.ts';
+import { coerceScalar } from '../query/filter-values.ts';
+import { planRead, type PlanContext } from '../query/plan.ts';
+import type { Query } from '../query/types.ts';
+import { ident } from '../db/database.ts';
+import { itemsCollection } from './collection.ts';
+
+export type PrimaryKey = string | number;
+
+function planContext(ctx: ServiceContext, permissions: PermissionSet): PlanContext {
+  const { config } = ctx;
+  return {
+    schema: ctx.schema,
+    permissions,
+    accountability: ctx.accountability,
+    limits: {
+      maxDepth: config.querystringMaxParseDepth,
+      maxLimit: config.queryLimitMax,
+      defaultLimit: config.queryLimitDefault,
+      maxRelationalDepth: config.maxRelationalDepth,
+    },
+  };
+}
+
+interface ListRow { data: string; total_count?: number; filter_count?: number }
+
+function withMeta(row: ListRow): string {
+  if (row.total_count === undefined && row.filter_count === undefined) return `{"data":${row.data}}`;
+  const meta: Record<string, number> = {};
+  if (row.total_count !== undefined) meta.total_count = Number(row.total_count);
+  if (row.filter_count !== undefined) meta.filter_count = Number(row.filter_count);
+  return `{"data":${row.data},"meta":${JSON.stringify(meta)}}`;
+}
+
+/** GET /items/{collection}: `{"data":[...],"meta"?:{...}}` as JSON text. */
+export async function readItems(ctx: ServiceContext, collectionName: string, query: Query): Promise<string> {
+  itemsCollection(ctx, collectionName);
+  const plan = planRead(planContext(ctx, await loadPermissions(ctx)), collectionName, query);
+  const compiled = plan.aggregate ? compileAggregate(plan.aggregate, plan.meta) : compileList(plan.select!, plan.meta);
+  const [row] = await run<ListRow>(ctx.db, compiled.sql, compiled.params);
+  return withMeta(row);
+}
+
+function coerceKey(ctx: ServiceContext, collectionName: string, key: PrimaryKey): PrimaryKey {
+  const c = ctx.schema.collections[collectionName];
+  try {
+    return coerceScalar(c.fields[c.primary!], key) as PrimaryKey;
+  } catch (err) {
+    if (err instanceof InvalidQueryError) throw new ForbiddenError();
+    throw err;
+  }
+}
+
+/** The JSON text of one item, or null when it does not exist or is not visible to the caller. */
+export async function readItemData(ctx: ServiceContext, collectionName: string, key: PrimaryKey, query: Query): Promise<string | null> {
+  itemsCollection(ctx, collectionName);
+  const plan = planRead(planContext(ctx, await loadPermissions(ctx)), collectionName, { ...query, limit: undefined, offset: undefined, page: undefined, meta: undefined });
+  if (!plan.select) throw new InvalidQueryError('Aggregates are not available on a single item.');
+  const compiled = compileOne(plan.select, coerceKey(ctx, collectionName, key));
+  const [row] = await run<{ data: string | null }>(ctx.db, compiled.sql, compiled.params);
+  return row.data;
+}
+
+/** GET /items/{collection}/{pk}: missing or invisible items are FORBIDDEN, as Directus answers. */
+export async function readItem(ctx: ServiceContext, collectionName: string, key: PrimaryKey, query: Query): Promise<string> {
+  const data = await readItemData(ctx, collectionName, key, query);
+  if (data === null) throw new ForbiddenError();
+  return `{"data":${data}}`;
+}
+
+/** GET /items/{singleton}: the one item, created with its defaults if none exists yet. */
+export async function readSingleton(ctx: ServiceContext, collectionName: string, query: Query): Promise<string> {
+  const collection = itemsCollection(ctx, collectionName);
+  const pk = collection.primary!;
+  let [existing] = await run<{ key: PrimaryKey }>(ctx.db, `select ${ident(pk)} as key from ${ident(collectionName)} limit 1`);
+  if (!existing) {
+    if (!ctx.accountability.admin && !(await loadPermissions(ctx)).get(collectionName, 'read')) throw new ForbiddenError();
+    existing = await inTransaction(ctx.db, async (trx) => {
+      await run(trx, 'select pg_advisory_xact_lock(hashtext($1))', [`svc_singleton:${collectionName}`]);
+      const [row] = await run<{ key: PrimaryKey }>(trx, `select ${ident(pk)} as key from ${ident(collectionName)} limit 1`);
+      if (row) return row;
+      const [created] = await run<{ key: PrimaryKey }>(trx, `insert into ${ident(collectionName)} default values returning ${ident(pk)} as key`);
+      return created;
+    });
+  }
+  const data = await readItemData(ctx, collectionName, existing.key, query);
+  if (data === null) throw new ForbiddenError();
+  return `{"data":${data}}`;
+}
+
+/** Keys of the rows a query selects (filter, search, sort, limit), for writes by query. The permission
+ * row filter is not applied: writes check only that a permission exists (SPEC.md > Items rule 5). */
+export async function selectKeys(ctx: ServiceContext, collectionName: string, query: Query): Promise<PrimaryKey[]> {
+  itemsCollection(ctx, collectionName);
+  const full: PermissionSet = { get: () => ({ filter: null, fields: null, validation: null, presets: null }) };
+  const plan = planRead(planContext(ctx, full), collectionName, { ...query, fields: [ctx.schema.collections[collectionName].primary!], meta: undefined, limit: query.limit ?? -1 });
+  if (!plan.select) throw new InvalidQueryError('Aggregates cannot select items to write.');
+  const compiled = compileKeys(plan.select);
+  const rows = await run<{ key: PrimaryKey }>(ctx.db, compiled.sql, compiled.params);
+  return rows.map((r) => r.key);
+}

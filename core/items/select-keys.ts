@@ -1,0 +1,1 @@
+export { selectKeys } from './read.ts';

@@ -1,0 +1,103 @@
+/** Filter plan -> SQL boolean expression over a table alias, values bound as parameters. */
+import { NUMERIC_TYPES, TEXT_TYPES } from '../schema/field-types.ts';
+import type { FieldOverview } from '../schema/types.ts';
+import type { FilterNode, SearchPlan } from './plan-types.ts';
+import { castOf, col, likeEscape, table, type SqlBuilder } from './sql-builder.ts';
+
+function columnFor(alias: string, field: FieldOverview): string {
+  const c = col(alias, field);
+  return field.dbType === 'json' ? `${c}::jsonb` : c;
+}
+
+function textOf(alias: string, field: FieldOverview): string {
+  return TEXT_TYPES.has(field.type) ? col(alias, field) : `${col(alias, field)}::text`;
+}
+
+function compileCompare(b: SqlBuilder, alias: string, node: Extract<FilterNode, { kind: 'cmp' }>): string {
+  const { field, op, value } = node;
+  const c = columnFor(alias, field);
+  const cast = castOf(field);
+  switch (op) {
+    case '_eq': return value === null ? `${c} is null` : `${c} = ${b.param(value, cast)}`;
+    case '_neq': return value === null ? `${c} is not null` : `${c} <> ${b.param(value, cast)}`;
+    case '_lt': return `${c} < ${b.param(value, cast)}`;
+    case '_lte': return `${c} <= ${b.param(value, cast)}`;
+    case '_gt': return `${c} > ${b.param(value, cast)}`;
+    case '_gte': return `${c} >= ${b.param(value, cast)}`;
+    case '_in': {
+      const items = (value as unknown[]).filter((v) => v !== null);
+      return items.length === 0 ? 'false' : `${c} = any(${b.param(items, `${cast}[]`)})`;
+    }
+    case '_nin': {
+      const items = (value as unknown[]).filter((v) => v !== null);
+      return items.length === 0 ? 'true' : `not (${c} = any(${b.param(items, `${cast}[]`)}))`;
+    }
+    case '_null': return value ? `${c} is null` : `${c} is not null`;
+    case '_nnull': return value ? `${c} is not null` : `${c} is null`;
+    case '_contains': return `${textOf(alias, field)} like ${b.param(`%${likeEscape(value as string)}%`)}`;
+    case '_ncontains': return `${textOf(alias, field)} not like ${b.param(`%${likeEscape(value as string)}%`)}`;
+    case '_icontains': return `${textOf(alias, field)} ilike ${b.param(`%${likeEscape(value as string)}%`)}`;
+    case '_starts_with': return `${textOf(alias, field)} like ${b.param(`${likeEscape(value as string)}%`)}`;
+    case '_ends_with': return `${textOf(alias, field)} like ${b.param(`%${likeEscape(value as string)}`)}`;
+    case '_between': case '_nbetween': {
+      const [lo, hi] = value as unknown[];
+      const expr = `${c} between ${b.param(lo, cast)} and ${b.param(hi, cast)}`;
+      return op === '_between' ? expr : `not (${expr})`;
+    }
+    case '_empty': case '_nempty': {
+      const empty = TEXT_TYPES.has(field.type) ? `(${c} is null or ${c} = '')` : `${c} is null`;
+      return (op === '_empty') === value ? empty : `not ${empty}`;
+    }
+  }
+}
+
+export function compileFilter(b: SqlBuilder, alias: string, node: FilterNode): string {
+  switch (node.kind) {
+    case 'bool': return node.value ? 'true' : 'false';
+    case 'and': case 'or': {
+      if (node.children.length === 0) return node.kind === 'and' ? 'true' : 'false';
+      return `(${node.children.map((c) => compileFilter(b, alias, c)).join(node.kind === 'and' ? ' and ' : ' or ')})`;
+    }
+    case 'cmp': return compileCompare(b, alias, node);
+    case 'm2o': {
+      const a = b.alias();
+      const pk = node.related.primary!;
+      return `exists (select 1 from ${table(node.related.collection)} as ${a} where ${col(a, pk)} = ${col(alias, node.fk)} and ${compileFilter(b, a, node.child)})`;
+    }
+    case 'o2m': {
+      const a = b.alias();
+      const sub = `exists (select 1 from ${table(node.related.collection)} as ${a} where ${col(a, node.fkOnChild)} = ${col(alias, node.parentKey)} and ${compileFilter(b, a, node.child)})`;
+      return node.none ? `not ${sub}` : sub;
+    }
+    case 'a2o': {
+      const parts = node.branches.map(({ related, child }) => {
+        const a = b.alias();
+        return `(${col(alias, node.collectionField)} = ${b.param(related.collection)} and exists (select 1 from ${table(related.collection)} as ${a} where ${col(a, related.primary!)}::text = ${col(alias, node.keyField)} and ${compileFilter(b, a, child)}))`;
+      });
+      return `(${parts.join(' or ')})`;
+    }
+  }
+}
+
+export function compileSearch(b: SqlBuilder, alias: string, search: SearchPlan): string {
+  if (search.fields.length === 0) return 'false';
+  const like = `%${likeEscape(search.text)}%`;
+  let likeParam: string | null = null;
+  const parts = search.fields.map((f) => {
+    if (TEXT_TYPES.has(f.type)) {
+      likeParam ??= b.param(like);
+      return `${col(alias, f)} ilike ${likeParam}`;
+    }
+    if (NUMERIC_TYPES.has(f.type)) return `${col(alias, f)} = ${b.param(search.text, castOf(f))}`;
+    return `${col(alias, f)} = ${b.param(search.text, 'uuid')}`;
+  });
+  return `(${parts.join(' or ')})`;
+}
+
+/** `where ...` for a filter and search, or an empty string. */
+export function whereClause(b: SqlBuilder, alias: string, filter: FilterNode | null, search: SearchPlan | null, extra: string[] = []): string {
+  const parts = [...extra];
+  if (filter) parts.push(compileFilter(b, alias, filter));
+  if (search) parts.push(compileSearch(b, alias, search));
+  return parts.length ? ` where ${parts.join(' and ')}` : '';
+}

@@ -1,0 +1,174 @@
+/** Stage 3 (compile): a read plan -> ONE SQL statement whose single text column is the JSON of the
+ * response data. Relations are correlated subqueries with json_agg/row_to_json, so a nested read is one
+ * round trip, and rows never pass through JavaScript objects. */
+import { PREPARE_MARK } from '../db/pg-driver.ts';
+import { ident } from '../db/database.ts';
+import type { FieldOverview } from '../schema/types.ts';
+import { whereClause } from './compile-filter.ts';
+import type { AggregatePlan, FieldPlan, MetaPlan, SelectPlan, SortPlan } from './plan-types.ts';
+import { castOf, col, SqlBuilder, table } from './sql-builder.ts';
+
+export interface CompiledRead {
+  sql: string;
+  params: unknown[];
+}
+
+/** A column as it goes on the wire (SPEC.md types): timestamps in UTC ISO, big numbers as strings... */
+export function wireValue(alias: string, field: FieldOverview): string {
+  const c = col(alias, field);
+  switch (field.type) {
+    case 'timestamp': return `to_char(${c} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+    case 'decimal': case 'bigInteger': return `${c}::text`;
+    case 'csv': return `case when ${c} is null then null when ${c} = '' then '[]'::json else to_json(string_to_array(${c}, ',')) end`;
+    case 'hash': return `case when ${c} is null then null else '**********' end`;
+    default: return c;
+  }
+}
+
+function orderBy(b: SqlBuilder, alias: string, sort: SortPlan[]): string {
+  if (sort.length === 0) return '';
+  const parts = sort.map(({ target, desc }) => {
+    let expr: string;
+    if (target.chain.length === 0) {
+      expr = col(alias, target.field);
+    } else {
+      // M2O hops become a scalar subquery: (select a2.name from authors a2 where a2.id = t0.author)
+      let from = alias;
+      const joins: string[] = [];
+      let first = '';
+      for (const hop of target.chain) {
+        const a = b.alias();
+        if (!first) {
+          first = `${table(hop.related.collection)} as ${a}`;
+          joins.push(`${col(a, hop.related.primary!)} = ${col(from, hop.fk)}`);
+        } else {
+          first += ` join ${table(hop.related.collection)} as ${a} on ${col(a, hop.related.primary!)} = ${col(from, hop.fk)}`;
+        }
+        from = a;
+      }
+      expr = `(select ${col(from, target.field)} from ${first} where ${joins.join(' and ')})`;
+    }
+    return `${expr} ${desc ? 'desc' : 'asc'}`;
+  });
+  return ` order by ${parts.join(', ')}`;
+}
+
+function page(b: SqlBuilder, limit: number | null, offset: number): string {
+  let out = '';
+  if (limit !== null) out += ` limit ${b.param(limit, 'int8')}`;
+  if (offset > 0) out += ` offset ${b.param(offset, 'int8')}`;
+  return out;
+}
+
+function fieldExpr(b: SqlBuilder, alias: string, f: FieldPlan): string {
+  switch (f.kind) {
+    case 'column': return wireValue(alias, f.field);
+    case 'm2o': {
+      const a = b.alias();
+      const child = f.child;
+      const where = whereClause(b, a, child.filter, child.search, [`${col(a, child.collection.primary!)} = ${col(alias, f.fk)}`]);
+      return `(select row_to_json(r) from (select ${selectList(b, a, child)} from ${table(child.collection.collection)} as ${a}${where}) as r)`;
+    }
+    case 'o2m': {
+      const a = b.alias();
+      const child = f.child;
+      const where = whereClause(b, a, child.filter, child.search, [`${col(a, f.fkOnChild)} = ${col(alias, f.parentKey)}`]);
+      const tail = `${where}${orderBy(b, a, child.sort)}${page(b, child.limit, child.offset)}`;
+      if (f.keysOnly) {
+        return `(select coalesce(json_agg(r.k), '[]'::json) from (select ${wireValue(a, child.collection.fields[child.collection.primary!])} as k from ${table(child.collection.collection)} as ${a}${tail}) as r)`;
+      }
+      return `(select coalesce(json_agg(r), '[]'::json) from (select ${selectList(b, a, child)} from ${table(child.collection.collection)} as ${a}${tail}) as r)`;
+    }
+    case 'a2o': {
+      const branches = f.branches.map(({ collection, child }) => {
+        const a = b.alias();
+        const where = whereClause(b, a, child.filter, child.search, [`${col(a, child.collection.primary!)}::text = ${col(alias, f.keyField)}`]);
+        return ` when ${b.param(collection, 'text')} then (select row_to_json(r) from (select ${selectList(b, a, child)} from ${table(collection)} as ${a}${where}) as r)`;
+      });
+      return `case ${col(alias, f.collectionField)}${branches.join('')} else to_json(${col(alias, f.keyField)}) end`;
+    }
+  }
+}
+
+function selectList(b: SqlBuilder, alias: string, plan: SelectPlan): string {
+  if (plan.fields.length === 0) return 'null as "__none"';
+  return plan.fields.map((f) => `${fieldExpr(b, alias, f)} as ${ident(f.name)}`).join(', ');
+}
+
+function metaColumns(b: SqlBuilder, collection: string, meta: MetaPlan): string {
+  let out = '';
+  if (meta.totalCount) {
+    const a = b.alias();
+    out += `, (select count(*) from ${table(collection)} as ${a}${whereClause(b, a, meta.totalCount.filter, null)})::int8 as total_count`;
+  }
+  if (meta.filterCount) {
+    const a = b.alias();
+    out += `, (select count(*) from ${table(collection)} as ${a}${whereClause(b, a, meta.filterCount.filter, meta.filterCount.search)})::int8 as filter_count`;
+  }
+  return out;
+}
+
+/** List read: `data` is the JSON array text; total_count / filter_count columns when requested. */
+export function compileList(plan: SelectPlan, meta: MetaPlan): CompiledRead {
+  const b = new SqlBuilder();
+  const a = b.alias();
+  const where = whereClause(b, a, plan.filter, plan.search);
+  const inner = `select ${selectList(b, a, plan)} from ${table(plan.collection.collection)} as ${a}${where}${orderBy(b, a, plan.sort)}${page(b, plan.limit, plan.offset)}`;
+  const sql = `${PREPARE_MARK}select (select coalesce(json_agg(r), '[]'::json) from (${inner}) as r)::text as data${metaColumns(b, plan.collection.collection, meta)}`;
+  return { sql, params: b.params };
+}
+
+/** One item by primary key: `data` is the JSON object text, or null when no visible row matches. */
+export function compileOne(plan: SelectPlan, key: unknown): CompiledRead {
+  const b = new SqlBuilder();
+  const a = b.alias();
+  const pk = plan.collection.fields[plan.collection.primary!];
+  const where = whereClause(b, a, plan.filter, plan.search, [`${col(a, pk)} = ${b.param(key, castOf(pk))}`]);
+  const sql = `${PREPARE_MARK}select (select row_to_json(r) from (select ${selectList(b, a, plan)} from ${table(plan.collection.collection)} as ${a}${where}) as r)::text as data`;
+  return { sql, params: b.params };
+}
+
+/** Primary keys of the rows a plan's filter/search/sort/limit select. */
+export function compileKeys(plan: SelectPlan): CompiledRead {
+  const b = new SqlBuilder();
+  const a = b.alias();
+  const pk = plan.collection.fields[plan.collection.primary!];
+  const sql = `select ${col(a, pk)} as key from ${table(plan.collection.collection)} as ${a}${whereClause(b, a, plan.filter, plan.search)}${orderBy(b, a, plan.sort)}${page(b, plan.limit, plan.offset)}`;
+  return { sql, params: b.params };
+}
+
+function aggregateExpr(a: string, fn: AggregatePlan['functions'][number]): string {
+  if (!fn.field) return 'count(*)';
+  const c = col(a, fn.field);
+  switch (fn.fn) {
+    case 'count': return `count(${c})`;
+    case 'countDistinct': return `count(distinct ${c})`;
+    case 'min': case 'max': return fn.field.type === 'decimal' || fn.field.type === 'bigInteger' ? `${fn.fn}(${c})::text` : `${fn.fn}(${c})`;
+    default: return `${fn.fn}(${c})`;
+  }
+}
+
+/** Aggregate read: Directus' shape, `[{group fields..., count: n, sum: {field: n}}]`. */
+export function compileAggregate(plan: AggregatePlan, meta: MetaPlan): CompiledRead {
+  const b = new SqlBuilder();
+  const a = b.alias();
+  const pairs: string[] = plan.groupBy.map((g) => `${b.param(g.field, 'text')}, ${wireValue(a, g)}`);
+  const byFn = new Map<string, AggregatePlan['functions']>();
+  for (const fn of plan.functions) byFn.set(fn.fn, [...(byFn.get(fn.fn) ?? []), fn]);
+  for (const [fn, list] of byFn) {
+    const star = list.find((f) => f.field === null);
+    if (star) pairs.push(`${b.param(fn, 'text')}, count(*)`);
+    const named = list.filter((f) => f.field !== null);
+    if (named.length) {
+      pairs.push(`${b.param(fn, 'text')}, json_build_object(${named.map((f) => `${b.param(f.field!.field, 'text')}, ${aggregateExpr(a, f)}`).join(', ')})`);
+    }
+  }
+  const where = whereClause(b, a, plan.filter, plan.search);
+  const group = plan.groupBy.length ? ` group by ${plan.groupBy.map((g) => col(a, g)).join(', ')}` : '';
+  const order = plan.sort.length
+    ? ` order by ${plan.sort.map((s) => `${'field' in s.expr ? col(a, s.expr.field) : aggregateExpr(a, s.expr.fn)} ${s.desc ? 'desc' : 'asc'}`).join(', ')}`
+    : '';
+  const inner = `select json_build_object(${pairs.join(', ')}) as j from ${table(plan.collection.collection)} as ${a}${where}${group}${order}${page(b, plan.limit, plan.offset)}`;
+  const sql = `${PREPARE_MARK}select (select coalesce(json_agg(r.j), '[]'::json) from (${inner}) as r)::text as data${metaColumns(b, plan.collection.collection, meta)}`;
+  return { sql, params: b.params };
+}

@@ -1,0 +1,76 @@
+/** Stage 2 output: an immutable tree of what to read, every identifier resolved against the schema. */
+import type { CollectionOverview, FieldOverview } from '../schema/types.ts';
+import type { FilterOperator } from './types.ts';
+
+export type FilterNode =
+  | { kind: 'and' | 'or'; children: FilterNode[] }
+  | { kind: 'cmp'; field: FieldOverview; op: FilterOperator; value: unknown }
+  | { kind: 'm2o'; fk: FieldOverview; related: CollectionOverview; child: FilterNode }
+  | { kind: 'o2m'; none: boolean; fkOnChild: FieldOverview; parentKey: FieldOverview; related: CollectionOverview; child: FilterNode }
+  | { kind: 'a2o'; keyField: FieldOverview; collectionField: FieldOverview; branches: { related: CollectionOverview; child: FilterNode }[] }
+  | { kind: 'bool'; value: boolean };
+
+export interface SortTarget {
+  /** M2O hops from the planned collection to the sorted column's collection. */
+  chain: { fk: FieldOverview; related: CollectionOverview }[];
+  field: FieldOverview;
+}
+
+export interface SortPlan {
+  target: SortTarget;
+  desc: boolean;
+}
+
+export interface SearchPlan {
+  text: string;
+  fields: FieldOverview[];
+}
+
+export type FieldPlan =
+  | { kind: 'column'; name: string; field: FieldOverview }
+  | { kind: 'm2o'; name: string; fk: FieldOverview; child: SelectPlan }
+  | { kind: 'o2m'; name: string; fkOnChild: FieldOverview; parentKey: FieldOverview; child: SelectPlan; keysOnly: boolean }
+  | { kind: 'a2o'; name: string; keyField: FieldOverview; collectionField: FieldOverview; branches: { collection: string; child: SelectPlan }[] };
+
+export interface SelectPlan {
+  collection: CollectionOverview;
+  fields: FieldPlan[];
+  /** User filter AND permission row filter. */
+  filter: FilterNode | null;
+  search: SearchPlan | null;
+  sort: SortPlan[];
+  /** null = no limit. */
+  limit: number | null;
+  offset: number;
+}
+
+export interface AggregateFunctionPlan {
+  fn: 'count' | 'countDistinct' | 'sum' | 'avg' | 'min' | 'max';
+  /** null = `*` (count only). */
+  field: FieldOverview | null;
+}
+
+export interface AggregatePlan {
+  collection: CollectionOverview;
+  groupBy: FieldOverview[];
+  functions: AggregateFunctionPlan[];
+  filter: FilterNode | null;
+  search: SearchPlan | null;
+  /** Sort by a groupBy field, or by an aggregate function alias (`count`, `-sum.views`...). */
+  sort: { expr: { field: FieldOverview } | { fn: AggregateFunctionPlan }; desc: boolean }[];
+  limit: number | null;
+  offset: number;
+}
+
+export interface MetaPlan {
+  /** Permission filter only (whole collection as the caller may see it). */
+  totalCount: { filter: FilterNode | null } | null;
+  /** User filter + search + permission filter. */
+  filterCount: { filter: FilterNode | null; search: SearchPlan | null } | null;
+}
+
+export interface ReadPlan {
+  select: SelectPlan | null;
+  aggregate: AggregatePlan | null;
+  meta: MetaPlan;
+}

@@ -1,0 +1,212 @@
+/** Fields: read, add a column (or an alias), change type/nullability/default/length/uniqueness, drop. */
+import type { Transaction } from 'kysely';
+import { ident, run } from '../../db/database.ts';
+import { CollectionNotFoundError, FieldNotFoundError, ForbiddenError, InvalidPayloadError } from '../../errors.ts';
+import type { FieldType, SchemaOverview } from '../types.ts';
+import { fieldAllowed, readPermission, requireAppAccess, requireReadableCollection } from './access.ts';
+import {
+  columnDefinition, columnType, defaultExpression, parseFieldInput, parseFieldSchema, parseFieldType, plainType,
+  specialFor, withoutImplicit, type FieldInput,
+} from './columns.ts';
+import { ddl, withSchemaChange, type SchemaServiceContext } from './context.ts';
+import { readFieldMetaRows, requireMetaObject, splitSpecial, upsertFieldMeta } from './meta.ts';
+import { constraintName, isSystemCollection } from './names.ts';
+import { fieldObject, type FieldObject } from './shapes.ts';
+
+type Row = Record<string, unknown>;
+
+function metaIndex(rows: Row[]): Map<string, Row> {
+  return new Map(rows.map((r) => [`${r.collection}.${r.field}`, r]));
+}
+
+function fieldsOf(schema: SchemaOverview, collection: string, metas: Map<string, Row>): FieldObject[] {
+  const col = schema.collections[collection];
+  if (!col) return [];
+  return Object.values(col.fields).map((f) => fieldObject(schema, collection, f, metas.get(`${collection}.${f.field}`)));
+}
+
+export async function readAllFields(ctx: SchemaServiceContext): Promise<FieldObject[]> {
+  requireAppAccess(ctx);
+  const schema = await ctx.cache.get();
+  const metas = metaIndex(await readFieldMetaRows(ctx.db));
+  const out: FieldObject[] = [];
+  for (const collection of Object.keys(schema.collections).sort()) {
+    const permission = ctx.accountability.admin ? null : await readPermission(ctx, schema, collection);
+    if (!ctx.accountability.admin && !permission) continue;
+    out.push(...fieldsOf(schema, collection, metas).filter((f) => fieldAllowed(permission, f.field)));
+  }
+  return out;
+}
+
+export async function readCollectionFields(ctx: SchemaServiceContext, collection: string): Promise<FieldObject[]> {
+  const schema = await ctx.cache.get();
+  const permission = await requireReadableCollection(ctx, schema, collection);
+  const metas = metaIndex(await readFieldMetaRows(ctx.db, collection));
+  return fieldsOf(schema, collection, metas).filter((f) => fieldAllowed(permission, f.field));
+}
+
+export async function readOneField(ctx: SchemaServiceContext, collection: string, field: string, known?: SchemaOverview): Promise<FieldObject> {
+  const schema = known ?? await ctx.cache.get();
+  const permission = await requireReadableCollection(ctx, schema, collection);
+  const f = schema.collections[collection].fields[field];
+  if (!f || !fieldAllowed(permission, field)) {
+    if (!ctx.accountability.admin) throw new ForbiddenError();
+    throw new FieldNotFoundError(collection, field);
+  }
+  const [meta] = await run<Row>(ctx.db, 'select * from svc_fields where collection = $1 and field = $2', [collection, field]);
+  return fieldObject(schema, collection, f, meta);
+}
+
+/** Adds one field (column and/or svc_fields row) to an existing collection inside a schema change. */
+export async function addField(trx: Transaction<any>, schema: SchemaOverview, collection: string, input: FieldInput): Promise<void> {
+  const col = schema.collections[collection];
+  if (!col) throw new CollectionNotFoundError(collection);
+  const [existing] = await run(trx, 'select 1 from svc_fields where collection = $1 and field = $2', [collection, input.field]);
+  if (col.fields[input.field] || existing) {
+    throw new InvalidPayloadError(`Field "${input.field}" already exists in collection "${collection}".`);
+  }
+  if (input.type !== 'alias') {
+    if (col.folder) throw new InvalidPayloadError(`Collection "${collection}" is a folder and can't hold database fields.`);
+    if (input.schema?.is_primary_key && col.primary) {
+      throw new InvalidPayloadError(`Collection "${collection}" already has a primary key.`);
+    }
+    await ddl(trx, `alter table ${ident(collection)} add column ${ident(input.field)} ${await columnDefinition(trx, input)}`);
+  }
+  await upsertFieldMeta(trx, collection, input.field, input.meta ?? {}, specialFor(input.type, input.meta?.special));
+}
+
+export async function createField(ctx: SchemaServiceContext, collection: string, body: Record<string, unknown>): Promise<FieldObject> {
+  let field = '';
+  const { schema } = await withSchemaChange(ctx, async ({ trx, schema }) => {
+    if (!schema.collections[collection]) throw new CollectionNotFoundError(collection);
+    const input = parseFieldInput(body);
+    field = input.field;
+    await addField(trx, schema, collection, input);
+  });
+  return readOneField(ctx, collection, field, schema);
+}
+
+/** Built-in columns of svc_ tables are part of the service, not of the user's schema. */
+async function requireEditable(trx: Transaction<any>, collection: string, field: string): Promise<Row | undefined> {
+  const [meta] = await run<Row>(trx, 'select * from svc_fields where collection = $1 and field = $2', [collection, field]);
+  if (isSystemCollection(collection) && !meta) throw new ForbiddenError("System fields can't be changed.");
+  return meta;
+}
+
+async function uniqueConstraints(trx: Transaction<any>, table: string, column: string): Promise<{ constraints: string[]; indexes: string[] }> {
+  const rows = await run<{ name: string; is_constraint: boolean }>(trx, `
+    select coalesce(con.conname, ic.relname) as name, con.conname is not null as is_constraint
+    from pg_index i
+    join pg_class t on t.oid = i.indrelid and t.relname = $1
+    join pg_namespace n on n.oid = t.relnamespace and n.nspname = current_schema()
+    join pg_class ic on ic.oid = i.indexrelid
+    join pg_attribute a on a.attrelid = t.oid and a.attname = $2 and a.attnum = i.indkey[0]
+    left join pg_constraint con on con.conindid = i.indexrelid and con.contype = 'u'
+    where i.indisunique and not i.indisprimary and i.indnkeyatts = 1`, [table, column]);
+  return { constraints: rows.filter((r) => r.is_constraint).map((r) => r.name), indexes: rows.filter((r) => !r.is_constraint).map((r) => r.name) };
+}
+
+export async function updateField(ctx: SchemaServiceContext, collection: string, field: string, body: Record<string, unknown>): Promise<FieldObject> {
+  const { schema } = await withSchemaChange(ctx, async ({ trx, schema }) => {
+    const col = schema.collections[collection];
+    if (!col) throw new CollectionNotFoundError(collection);
+    const current = col.fields[field];
+    if (!current) throw new FieldNotFoundError(collection, field);
+    const metaRow = await requireEditable(trx, collection, field);
+    const meta = requireMetaObject(body.meta);
+    const type: FieldType = body.type === undefined || body.type === null ? current.type : parseFieldType(body.type);
+    if ((type === 'alias') !== current.alias) throw new InvalidPayloadError("Alias fields can't become database fields or the other way round.");
+    const s = current.alias ? null : parseFieldSchema(body.schema);
+    const table = ident(collection);
+    const column = ident(field);
+
+    if (!current.alias) {
+      if (s?.is_primary_key !== undefined && s.is_primary_key !== current.isPrimaryKey) {
+        throw new InvalidPayloadError("A field's primary key flag can't be changed.");
+      }
+      const wantedLength = s?.max_length !== undefined ? s.max_length : current.maxLength;
+      const wantedPrecision = s?.numeric_precision !== undefined ? s.numeric_precision : current.numericPrecision;
+      const wantedScale = s?.numeric_scale !== undefined ? s.numeric_scale : current.numericScale;
+      const newType = plainType(columnType(type, { max_length: wantedLength, numeric_precision: wantedPrecision, numeric_scale: wantedScale }));
+      const oldType = plainType(columnType(current.type, { max_length: current.maxLength, numeric_precision: current.numericPrecision, numeric_scale: current.numericScale }));
+      const typeChanges = type !== current.type || newType !== oldType;
+      const defaultGiven = s !== null && s.default_value !== undefined;
+      if (typeChanges) {
+        // The old default may not fit the new type: drop it, convert, then set it again where it fits.
+        if (current.defaultValue !== null && !current.autoIncrement) await ddl(trx, `alter table ${table} alter column ${column} drop default`);
+        await ddl(trx, `alter table ${table} alter column ${column} type ${newType} using ${column}::${newType}`);
+        if (!defaultGiven && current.defaultValue !== null && !current.autoIncrement) {
+          const restored = await defaultExpression(trx, type, newType, current.defaultValue).catch(() => null);
+          if (restored) await ddl(trx, `alter table ${table} alter column ${column} set default ${restored}`);
+        }
+      }
+      if (defaultGiven && !current.autoIncrement) {
+        const expr = await defaultExpression(trx, type, newType, s!.default_value);
+        await ddl(trx, `alter table ${table} alter column ${column} ${expr === null ? 'drop default' : `set default ${expr}`}`);
+      }
+      if (s?.is_nullable !== undefined && s.is_nullable !== current.nullable && !current.isPrimaryKey) {
+        await ddl(trx, `alter table ${table} alter column ${column} ${s.is_nullable ? 'drop not null' : 'set not null'}`);
+      }
+      if (s?.is_unique !== undefined && !current.isPrimaryKey) {
+        const existing = await uniqueConstraints(trx, collection, field);
+        const has = existing.constraints.length + existing.indexes.length > 0;
+        if (s.is_unique && !has) {
+          await ddl(trx, `alter table ${table} add constraint ${ident(constraintName(collection, field, 'unique'))} unique (${column})`);
+        } else if (!s.is_unique && has) {
+          for (const name of existing.constraints) await ddl(trx, `alter table ${table} drop constraint ${ident(name)}`);
+          for (const name of existing.indexes) await ddl(trx, `drop index ${ident(name)}`);
+        }
+      }
+    }
+
+    const storedSpecial = splitSpecial(metaRow?.special);
+    const special = meta && meta.special !== undefined
+      ? specialFor(type, meta.special)
+      : specialFor(type, type !== current.type ? withoutImplicit(current.type, storedSpecial) : storedSpecial);
+    if (meta || !metaRow || special.join(',') !== storedSpecial.join(',')) {
+      await upsertFieldMeta(trx, collection, field, meta ?? {}, special);
+    }
+  });
+  return readOneField(ctx, collection, field, schema);
+}
+
+/** Removes a field and everything that hangs on it, as Directus does: its M2O relation (and the O2M alias
+ * on the other side), the one_field of relations it was the alias of, and references in metadata.
+ * `done` makes it safe to call repeatedly with the overview from the start of the transaction. */
+export async function removeField(trx: Transaction<any>, schema: SchemaOverview, collection: string, field: string, done: Set<string>): Promise<void> {
+  const key = `${collection}.${field}`;
+  if (done.has(key)) return;
+  done.add(key);
+  for (const r of schema.relations) {
+    const isM2O = r.collection === collection && r.field === field;
+    if (isM2O) {
+      await run(trx, 'delete from svc_relations where many_collection = $1 and many_field = $2', [collection, field]);
+      if (r.related_collection && r.meta.one_field) await removeField(trx, schema, r.related_collection, r.meta.one_field, done);
+    } else if (r.related_collection === collection && r.meta.one_field === field) {
+      await run(trx, 'update svc_relations set one_field = null where many_collection = $1 and many_field = $2', [r.collection, r.field]);
+    } else if (r.collection === collection && r.meta.one_collection_field === field) {
+      await run(trx, 'delete from svc_relations where many_collection = $1 and many_field = $2', [r.collection, r.field]);
+    }
+  }
+  await run(trx, 'update svc_relations set junction_field = null where many_collection = $1 and junction_field = $2', [collection, field]);
+  await run(trx, 'update svc_relations set sort_field = null where many_collection = $1 and sort_field = $2', [collection, field]);
+  const f = schema.collections[collection]?.fields[field];
+  if (f && !f.alias) await ddl(trx, `alter table ${ident(collection)} drop column if exists ${ident(field)}`);
+  await run(trx, 'delete from svc_fields where collection = $1 and field = $2', [collection, field]);
+  await run(trx, 'update svc_fields set "group" = null where collection = $1 and "group" = $2', [collection, field]);
+  await run(trx, 'update svc_collections set sort_field = null where collection = $1 and sort_field = $2', [collection, field]);
+  await run(trx, 'update svc_collections set archive_field = null where collection = $1 and archive_field = $2', [collection, field]);
+}
+
+export async function deleteField(ctx: SchemaServiceContext, collection: string, field: string): Promise<void> {
+  await withSchemaChange(ctx, async ({ trx, schema }) => {
+    const col = schema.collections[collection];
+    if (!col) throw new CollectionNotFoundError(collection);
+    const f = col.fields[field];
+    if (!f) throw new FieldNotFoundError(collection, field);
+    await requireEditable(trx, collection, field);
+    if (f.isPrimaryKey) throw new InvalidPayloadError("The primary key field can't be deleted.");
+    await removeField(trx, schema, collection, field, new Set());
+  });
+}
+

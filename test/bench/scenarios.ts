@@ -1,0 +1,181 @@
+/** The six benchmark scenarios: the request each sends, how autocannon varies it, and what a sane answer is. */
+import type autocannon from 'autocannon';
+import { mulberry32, pick, SEARCH_WORD, STATUSES, makePost, type PostInput } from './data.ts';
+
+export interface ScenarioContext {
+  postIds: readonly number[];
+  authorIds: readonly number[];
+  totalPosts: number;
+}
+
+export interface Scenario {
+  key: string;
+  name: string;
+  method: 'GET' | 'POST';
+  /** The request used for the pre-flight check (and the fixed part of the load). */
+  path: (ctx: ScenarioContext) => string;
+  body?: (ctx: ScenarioContext) => string;
+  /** autocannon request list (varies the request where the scenario needs it). */
+  requests: (ctx: ScenarioContext, headers: Record<string, string>) => autocannon.Request[];
+  /** Throws with a reason when `data` is not a sane answer. */
+  check: (data: unknown, ctx: ScenarioContext) => void;
+  /** Whether service and raw answers should be equal (after `normalize`). */
+  comparable: boolean;
+  normalize?: (data: unknown) => unknown;
+}
+
+function fail(reason: string): never {
+  throw new Error(reason);
+}
+
+function asRows(data: unknown): Record<string, unknown>[] {
+  if (!Array.isArray(data)) fail(`expected data to be an array, got ${JSON.stringify(data)?.slice(0, 200)}`);
+  for (const row of data) if (typeof row !== 'object' || row === null) fail('expected every row to be an object');
+  return data as Record<string, unknown>[];
+}
+
+function checkPost(row: Record<string, unknown>) {
+  for (const key of ['id', 'title', 'body', 'status', 'views', 'published_on', 'author']) {
+    if (!(key in row)) fail(`post row lacks "${key}": ${JSON.stringify(row).slice(0, 200)}`);
+  }
+  if (typeof row.id !== 'number') fail(`post id should be a number, got ${JSON.stringify(row.id)}`);
+}
+
+function sampleBody(ctx: ScenarioContext): string {
+  const post: PostInput = makePost(mulberry32(4242), ctx.authorIds);
+  return JSON.stringify({ ...post, title: `Benchmark insert ${post.title}` });
+}
+
+const LIST_FILTERED = '/items/posts?filter[status][_eq]=published&sort=-published_on&limit=25';
+const LIST_M2O = '/items/posts?fields=id,title,author.name&limit=25';
+const AGGREGATE = '/items/posts?aggregate[count]=*&groupBy[]=status';
+const SEARCH = `/items/posts?search=${SEARCH_WORD}&limit=25`;
+
+export const SCENARIOS: Scenario[] = [
+  {
+    key: 'a',
+    name: 'get by pk',
+    method: 'GET',
+    path: (ctx) => `/items/posts/${ctx.postIds[Math.floor(ctx.postIds.length / 2)]}`,
+    requests: (ctx, headers) => {
+      const rng = mulberry32(7);
+      return [{
+        method: 'GET',
+        path: '/items/posts/1',
+        headers,
+        setupRequest: (req) => ({ ...req, path: `/items/posts/${pick(rng, ctx.postIds)}` }),
+      }];
+    },
+    check: (data) => {
+      if (typeof data !== 'object' || data === null || Array.isArray(data)) fail('expected one post object');
+      checkPost(data as Record<string, unknown>);
+    },
+    comparable: true,
+  },
+  {
+    key: 'b',
+    name: 'list: filter + sort + limit 25',
+    method: 'GET',
+    path: () => LIST_FILTERED,
+    requests: (_ctx, headers) => [{ method: 'GET', path: LIST_FILTERED, headers }],
+    check: (data) => {
+      const rows = asRows(data);
+      if (rows.length !== 25) fail(`expected 25 rows, got ${rows.length}`);
+      rows.forEach(checkPost);
+      if (rows.some((r) => r.status !== 'published')) fail('filter status=published not applied');
+      const times = rows.map((r) => Date.parse(String(r.published_on)));
+      for (let i = 1; i < times.length; i++) if (times[i] > times[i - 1]) fail('rows are not sorted by -published_on');
+    },
+    comparable: true,
+  },
+  {
+    key: 'c',
+    name: 'list: M2O fields author.name, limit 25',
+    method: 'GET',
+    path: () => LIST_M2O,
+    requests: (_ctx, headers) => [{ method: 'GET', path: LIST_M2O, headers }],
+    check: (data) => {
+      const rows = asRows(data);
+      if (rows.length !== 25) fail(`expected 25 rows, got ${rows.length}`);
+      for (const row of rows) {
+        const keys = Object.keys(row).sort().join(',');
+        if (keys !== 'author,id,title') fail(`expected exactly id,title,author; got ${keys}`);
+        const author = row.author as Record<string, unknown> | null;
+        if (author !== null && (typeof author !== 'object' || typeof author.name !== 'string')) {
+          fail(`expected author to be {name}, got ${JSON.stringify(author)}`);
+        }
+      }
+    },
+    comparable: true,
+  },
+  {
+    key: 'd',
+    name: 'aggregate: count(*) group by status',
+    method: 'GET',
+    path: () => AGGREGATE,
+    requests: (_ctx, headers) => [{ method: 'GET', path: AGGREGATE, headers }],
+    check: (data, ctx) => {
+      const rows = asRows(data);
+      if (rows.length < 1 || rows.length > STATUSES.length) fail(`expected 1..${STATUSES.length} groups, got ${rows.length}`);
+      let sum = 0;
+      for (const row of rows) {
+        if (typeof row.status !== 'string') fail(`group lacks status: ${JSON.stringify(row)}`);
+        const n = Number(row.count);
+        if (!Number.isFinite(n)) fail(`group lacks a numeric count: ${JSON.stringify(row)}`);
+        sum += n;
+      }
+      // The pre-flight check runs before any insert of scenario (f), but after the other server's check may have
+      // inserted one row: allow a small slack.
+      if (sum < ctx.totalPosts || sum > ctx.totalPosts + 10) fail(`counts add up to ${sum}, expected about ${ctx.totalPosts}`);
+    },
+    comparable: true,
+    normalize: (data) => asRows(data)
+      .map((r): Record<string, unknown> => ({ ...r, count: Number(r.count) }))
+      .sort((x, y) => String(x.status).localeCompare(String(y.status))),
+  },
+  {
+    key: 'e',
+    name: `search "${SEARCH_WORD}", limit 25`,
+    method: 'GET',
+    path: () => SEARCH,
+    requests: (_ctx, headers) => [{ method: 'GET', path: SEARCH, headers }],
+    check: (data) => {
+      const rows = asRows(data);
+      if (rows.length === 0) fail('search found nothing');
+      if (rows.length > 25) fail(`limit 25 not applied (${rows.length} rows)`);
+      for (const row of rows) {
+        checkPost(row);
+        const text = `${row.title} ${row.body} ${row.status}`.toLowerCase();
+        if (!text.includes(SEARCH_WORD)) fail(`row ${row.id} does not contain "${SEARCH_WORD}"`);
+      }
+    },
+    comparable: true,
+  },
+  {
+    key: 'f',
+    name: 'create one post',
+    method: 'POST',
+    path: () => '/items/posts',
+    body: sampleBody,
+    requests: (ctx, headers) => [{
+      method: 'POST',
+      path: '/items/posts',
+      headers: { ...headers, 'content-type': 'application/json' },
+      body: sampleBody(ctx),
+    }],
+    check: (data) => {
+      if (typeof data !== 'number' || !Number.isInteger(data)) fail(`expected the new primary key, got ${JSON.stringify(data)}`);
+    },
+    comparable: false,
+  },
+];
+
+/** Stable JSON for equality checks: object keys sorted. */
+export function canonical(value: unknown): string {
+  return JSON.stringify(value, (_key, v: unknown) => {
+    if (v && typeof v === 'object' && !Array.isArray(v)) {
+      return Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => a.localeCompare(b)));
+    }
+    return v;
+  });
+}
