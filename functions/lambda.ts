@@ -14,6 +14,8 @@ export function createLambdaHandler(services: Services): ReturnType<typeof handl
 
 async function init(): Promise<ReturnType<typeof handle>> {
   const config = loadConfig();
+  // Every instance must verify every other instance's tokens: a per-container random secret would not.
+  if (config.secretGenerated) throw new Error('SECRET must be set for the Lambda functions.');
   // Migrations run at deploy time (sst), not on every cold start.
   const services = await createServices(config, { skipMigrations: process.env.SVC_RUN_MIGRATIONS !== 'true' });
   return createLambdaHandler(services);
@@ -21,7 +23,10 @@ async function init(): Promise<ReturnType<typeof handle>> {
 
 export async function lambdaHandler(event: LambdaEvent, context: LambdaContext) {
   if (!handler) {
-    starting ??= init();
+    starting ??= init().catch((err) => {
+      starting = null; // let the next invocation retry instead of failing forever
+      throw err;
+    });
     handler = await starting;
   }
   return handler(event, context);

@@ -29,6 +29,11 @@ function readPermission(ctx: PlanContext, collection: string): ResolvedPermissio
   return p;
 }
 
+function isReadable(ctx: PlanContext, collection: string): boolean {
+  if (collection.startsWith('svc_') && !ctx.accountability.admin) return false;
+  return ctx.permissions.get(collection, 'read') !== null;
+}
+
 function canRead(perm: ResolvedPermission, field: string): boolean {
   return perm.fields === null || perm.fields.has(field);
 }
@@ -284,6 +289,8 @@ function planFields(ctx: PlanContext, collection: CollectionOverview, tree: Fiel
       const child = planSelect(ctx, related, { ...levelOpts, fields: undefined }, childTree, level, depth + 1, 'object');
       out.push({ kind: 'm2o', name, fk: field, child });
     } else if (relation.kind === 'o2m') {
+      // A bare O2M (keys only) into a collection the caller cannot read is left out, not an error.
+      if (!childTree && !isReadable(ctx, relation.related)) continue;
       const related = getCollection(ctx, relation.related);
       const sortField = relation.relation.meta.sort_field;
       const sort = levelOpts.sort ?? (sortField && related.fields[sortField] ? [sortField] : undefined);

@@ -107,6 +107,8 @@ export async function preparePayload(
         errors.push(a2oError(name, key, relation.collectionField, relatedName));
       } else if (related) {
         out.toOne.push({ field, related, value, asText: relation.kind === 'a2o' });
+      } else {
+        errors.push(invalid(name, key, `Value for field "${key}" must be a primary key.`));
       }
       continue;
     }
@@ -122,8 +124,13 @@ export async function preparePayload(
       }
     }
     try {
-      out.columns[key] = coerceValue(field, value);
-      if (field.type === 'hash') (hashed ??= []).push(key);
+      const bound = coerceValue(field, value);
+      // An empty hash value means "leave unchanged", as Directus' hash special does.
+      if (field.type === 'hash') {
+        if (bound !== '') (hashed ??= []).push(key);
+        else continue;
+      }
+      out.columns[key] = bound;
     } catch (err) {
       if (!(err instanceof ValueError)) throw err;
       errors.push(invalid(name, key, `Value for field "${key}" ${err.message}.`));

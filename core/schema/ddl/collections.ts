@@ -5,7 +5,7 @@ import { CollectionNotFoundError, ForbiddenError, InvalidPayloadError } from '..
 import type { SchemaOverview } from '../types.ts';
 import { readPermission, requireAppAccess, requireReadableCollection } from './access.ts';
 import { columnDefinition, parseFieldInput, specialFor, type FieldInput } from './columns.ts';
-import { ddl, withSchemaChange, type SchemaServiceContext } from './context.ts';
+import { ddl, requireAdmin, withSchemaChange, type SchemaServiceContext } from './context.ts';
 import { removeField } from './fields.ts';
 import { insertCollectionMeta, readCollectionMetaRows, requireMetaObject, updateCollectionMeta, upsertFieldMeta } from './meta.ts';
 import { isPlainObject, isSystemCollection, requireIdentifier } from './names.ts';
@@ -84,6 +84,7 @@ async function nameTaken(trx: Transaction<any>, schema: SchemaOverview, collecti
 }
 
 export async function createCollection(ctx: SchemaServiceContext, body: Record<string, unknown>): Promise<CollectionObject> {
+  requireAdmin(ctx);
   const collection = requireIdentifier(body.collection, 'collection');
   if (isSystemCollection(collection)) throw new InvalidPayloadError('Collections can\'t start with "svc_".');
   const meta = { ...(requireMetaObject(body.meta) ?? {}) };
@@ -146,10 +147,10 @@ async function removeCollection(trx: Transaction<any>, schema: SchemaOverview, c
     }
     await run(trx, 'delete from svc_relations where many_collection = $1 or one_collection = $1', [collection]);
     await ddl(trx, `drop table if exists ${ident(collection)} cascade`);
-    await run(trx, 'delete from svc_fields where collection = $1', [collection]);
     await run(trx, 'delete from svc_presets where collection = $1', [collection]);
     await run(trx, 'delete from svc_permissions where collection = $1', [collection]);
   }
+  await run(trx, 'delete from svc_fields where collection = $1', [collection]);
   await run(trx, 'delete from svc_collections where collection = $1', [collection]);
 }
 

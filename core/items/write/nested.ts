@@ -1,0 +1,120 @@
+/** Relational writes nested in a payload, in Directus' shapes (all inside the parent's transaction):
+ * - M2O / A2O: a key (link), an object with an existing key (update it, link), another object (create, link), null (unlink);
+ * - O2M: an array of keys and/or objects (link / create / update; children not listed are deselected),
+ *   or `{create, update, delete}`. M2M and M2A are O2M to a junction whose rows nest an M2O / A2O. */
+import { ident, run } from '../../db/database.ts';
+import { ForbiddenError, InvalidPayloadError } from '../../errors.ts';
+import type { CollectionOverview } from '../../schema/types.ts';
+import { createOne } from './create.ts';
+import { deleteMany } from './delete.ts';
+import { keyArrayCast, keyOf, primaryField, unique } from './keys.ts';
+import { isPlainObject, type PreparedPayload, type ToManyWrite } from './payload.ts';
+import { keyFromRow } from './sql.ts';
+import type { Payload, PrimaryKey, WriteContext } from './types.ts';
+import { updateMany } from './update.ts';
+
+async function exists(w: WriteContext, collection: CollectionOverview, key: PrimaryKey): Promise<boolean> {
+  const pk = ident(collection.primary!);
+  const rows = await run(w.trx, `select 1 from ${ident(collection.collection)} where ${pk} = $1`, [key]);
+  return rows.length > 0;
+}
+
+/** Directus' upsert of a nested object: update when its key names an existing row, else create. */
+async function upsertRelated(w: WriteContext, related: CollectionOverview, value: Payload, depth: number): Promise<PrimaryKey> {
+  const pkName = related.primary!;
+  const raw = Object.hasOwn(value, pkName) ? value[pkName] : null;
+  if (raw !== null && raw !== undefined) {
+    const key = keyOf(primaryField(related), raw);
+    if (key !== null && await exists(w, related, key)) {
+      if (Object.keys(value).length > 1) await updateMany(w, related, [key], value, depth);
+      return key;
+    }
+  }
+  return createOne(w, related, value, depth);
+}
+
+/** Writes the M2O / A2O objects of a payload and puts their keys into its columns. */
+export async function writeToOne(w: WriteContext, prepared: PreparedPayload, depth: number): Promise<void> {
+  for (const t of prepared.toOne) {
+    const key = await upsertRelated(w, t.related, t.value, depth + 1);
+    prepared.columns[t.field.field] = t.asText ? String(key) : key;
+  }
+}
+
+function structureError(detail: string): InvalidPayloadError {
+  return new InvalidPayloadError(`Invalid payload. Invalid one-to-many update structure: ${detail}.`);
+}
+
+function childKey(related: CollectionOverview, raw: unknown): PrimaryKey {
+  if (typeof raw !== 'string' && typeof raw !== 'number') throw structureError(`"${related.primary}" must be a primary key`);
+  const key = keyOf(primaryField(related), raw);
+  if (key === null) throw new ForbiddenError();
+  return key;
+}
+
+/** Children of `parentKey` (optionally only / all but the given keys) lose their link: set null, or
+ * deleted when the relation's one_deselect_action is `delete`. */
+async function deselect(
+  w: WriteContext, t: ToManyWrite, parentKey: PrimaryKey, keys: PrimaryKey[], mode: 'only' | 'except', depth: number,
+): Promise<void> {
+  if (mode === 'only' && keys.length === 0) return;
+  const related = t.related;
+  const pk = primaryField(related);
+  const fk = t.relation.field;
+  const match = mode === 'only' ? `and ${ident(pk.field)} = any($2${keyArrayCast(pk)})` : keys.length ? `and not (${ident(pk.field)} = any($2${keyArrayCast(pk)}))` : '';
+  const rows = await run<{ pk: unknown }>(w.trx,
+    `select ${ident(pk.field)} as pk from ${ident(related.collection)} where ${ident(fk)} = $1 ${match}`,
+    keys.length ? [parentKey, keys] : [parentKey]);
+  const found = rows.map((r) => keyFromRow(r.pk));
+  if (found.length === 0) return;
+  if (t.relation.meta.one_deselect_action === 'delete') await deleteMany(w, related, found);
+  else await updateMany(w, related, found, { [fk]: null }, depth);
+}
+
+/** Writes one O2M alias value of the row `parentKey`. `fresh`: the parent was just created, so it has
+ * no earlier children to deselect. */
+export async function writeToMany(w: WriteContext, parentKey: PrimaryKey, t: ToManyWrite, depth: number, fresh: boolean): Promise<void> {
+  const childDepth = depth + 1;
+  const related = t.related;
+  const fk = t.relation.field;
+  const value = t.value;
+
+  if (Array.isArray(value)) {
+    const saved: PrimaryKey[] = [];
+    for (const item of value) {
+      if (typeof item === 'string' || typeof item === 'number') {
+        const key = childKey(related, item);
+        const [row] = await run<{ fk: unknown }>(w.trx,
+          `select ${ident(fk)} as fk from ${ident(related.collection)} where ${ident(related.primary!)} = $1`, [key]);
+        if (!row) throw new ForbiddenError();
+        // Already linked: nothing to write (Directus skips it too, so no update activity is recorded).
+        if (row.fk === null || String(row.fk) !== String(parentKey)) await updateMany(w, related, [key], { [fk]: parentKey }, childDepth);
+        saved.push(key);
+      } else if (isPlainObject(item)) {
+        saved.push(await upsertRelated(w, related, { ...item, [fk]: parentKey }, childDepth));
+      } else {
+        throw structureError(`items of "${t.field}" must be primary keys or objects`);
+      }
+    }
+    if (!fresh) await deselect(w, t, parentKey, unique(saved), 'except', childDepth);
+    return;
+  }
+
+  if (!isPlainObject(value)) throw structureError(`"${t.field}" must be an array or an object with create, update and delete`);
+  for (const key of Object.keys(value)) {
+    if (key !== 'create' && key !== 'update' && key !== 'delete') throw structureError(`"${t.field}.${key}" is not allowed`);
+    if (!Array.isArray(value[key])) throw structureError(`"${t.field}.${key}" must be an array`);
+  }
+  const { create = [], update = [], delete: remove = [] } = value as { create?: unknown[]; update?: unknown[]; delete?: unknown[] };
+  for (const item of create) {
+    if (!isPlainObject(item)) throw structureError(`"${t.field}.create" must contain objects`);
+    await createOne(w, related, { ...item, [fk]: parentKey }, childDepth);
+  }
+  for (const item of update) {
+    if (!isPlainObject(item)) throw structureError(`"${t.field}.update" must contain objects`);
+    const key = childKey(related, item[related.primary!]);
+    if (!await exists(w, related, key)) throw new ForbiddenError();
+    await updateMany(w, related, [key], { ...item, [fk]: parentKey }, childDepth);
+  }
+  if (remove.length > 0) await deselect(w, t, parentKey, unique(remove.map((k) => childKey(related, k))), 'only', childDepth);
+}

@@ -1,0 +1,294 @@
+/**
+ * Offline stand-in for SST's generated platform types.
+ *
+ * `sst.config.ts` normally type-checks against `.sst/platform/config.d.ts`, which `sst install` writes after
+ * downloading the platform (Pulumi providers) — that needs network access the development machines do not
+ * have. This file declares exactly the subset of SST v3's globals (`$config`, `$app`, `$dev`, `$interpolate`,
+ * `$util`) and `sst.aws.*` components (with the arguments) that sst.config.ts and infra/ use, following SST's
+ * documented component API. After `sst install` on a machine with network access, the generated
+ * `.sst/platform/config.d.ts` is the source of truth: reference it from sst.config.ts and delete this file if
+ * the two disagree.
+ *
+ * Deliberately a global script (no top-level import/export), like the generated file.
+ */
+
+declare namespace $util {
+  /** Pulumi's Output<T>: a value known after deployment. */
+  interface Output<T> {
+    apply<U>(fn: (value: T) => U | Promise<U> | Output<U>): Output<U>;
+  }
+  type Input<T> = T | Promise<T> | Output<T>;
+  function output<T>(value: Input<T>): Output<T>;
+  function interpolate(literals: TemplateStringsArray, ...placeholders: unknown[]): Output<string>;
+  function all<T extends unknown[]>(values: [...{ [K in keyof T]: Input<T[K]> }]): Output<T>;
+  function jsonStringify(value: unknown): Output<string>;
+}
+
+/** Same as $util.interpolate: a template string over Outputs. */
+declare function $interpolate(literals: TemplateStringsArray, ...placeholders: unknown[]): $util.Output<string>;
+
+interface SstAppInput {
+  /** Stage the command runs for (`sst deploy --stage production`). */
+  stage: string;
+}
+
+interface SstApp {
+  name: string;
+  home: 'aws' | 'cloudflare' | 'local';
+  removal?: 'remove' | 'retain' | 'retain-all';
+  protect?: boolean;
+  providers?: Record<string, unknown>;
+}
+
+interface SstConfig {
+  app(input: SstAppInput): SstApp | Promise<SstApp>;
+  run(): Promise<Record<string, unknown> | void>;
+}
+
+declare function $config(input: SstConfig): SstConfig;
+
+/** The app being deployed. */
+declare const $app: { readonly name: string; readonly stage: string };
+/** True under `sst dev`. */
+declare const $dev: boolean;
+
+declare namespace sst {
+  type Input<T> = $util.Input<T>;
+  type Output<T> = $util.Output<T>;
+
+  /** Anything that can be linked (`link: [...]`): grants permissions and exposes it to `Resource` in code. */
+  interface Linkable {
+    readonly urn: Output<string>;
+  }
+
+  class Secret implements Linkable {
+    constructor(name: string, placeholder?: Input<string>);
+    readonly urn: Output<string>;
+    readonly name: Output<string>;
+    readonly value: Output<string>;
+  }
+
+  namespace aws {
+    interface VpcArgs {
+      /** Availability zones (count or names); default 2. */
+      az?: Input<number | Input<string>[]>;
+      /** NAT for private subnets: "ec2" (cheap instance) or "managed" (NAT gateway). */
+      nat?: Input<'ec2' | 'managed'>;
+      bastion?: Input<boolean>;
+    }
+    class Vpc {
+      constructor(name: string, args?: VpcArgs);
+      readonly id: Output<string>;
+      readonly publicSubnets: Output<Output<string>[]>;
+      readonly privateSubnets: Output<Output<string>[]>;
+      readonly securityGroups: Output<Output<string>[]>;
+    }
+
+    interface PostgresArgs {
+      vpc: Vpc;
+      /** Postgres engine version, e.g. "16.4". */
+      version?: Input<string>;
+      /** Instance type without the `db.` prefix, e.g. "t4g.micro". */
+      instance?: Input<string>;
+      /** Storage size, e.g. "20 GB". */
+      storage?: Input<string>;
+      database?: Input<string>;
+      username?: Input<string>;
+      password?: Input<string>;
+      multiAz?: Input<boolean>;
+      /** RDS Proxy in front of the instance (recommended for Lambda). */
+      proxy?: Input<boolean | { credentials?: Input<{ username: Input<string>; password: Input<string> }[]> }>;
+    }
+    class Postgres implements Linkable {
+      constructor(name: string, args: PostgresArgs);
+      readonly urn: Output<string>;
+      readonly host: Output<string>;
+      readonly port: Output<number>;
+      readonly username: Output<string>;
+      readonly password: Output<string>;
+      readonly database: Output<string>;
+    }
+
+    interface RedisArgs {
+      vpc: Vpc;
+      engine?: Input<'redis' | 'valkey'>;
+      version?: Input<string>;
+      /** Node type without the `cache.` prefix, e.g. "t4g.micro". */
+      instance?: Input<string>;
+      /** `false` disables cluster mode (one primary; a plain ioredis client works). */
+      cluster?: Input<false | { nodes: Input<number> }>;
+    }
+    class Redis implements Linkable {
+      constructor(name: string, args: RedisArgs);
+      readonly urn: Output<string>;
+      readonly host: Output<string>;
+      readonly port: Output<number>;
+      readonly username: Output<string>;
+      readonly password: Output<string>;
+    }
+
+    interface QueueArgs {
+      fifo?: Input<boolean>;
+      /** e.g. "60 seconds". */
+      visibilityTimeout?: Input<string>;
+      dlq?: Input<string | { queue: Input<string>; retry?: Input<number> }>;
+    }
+    class Queue implements Linkable {
+      constructor(name: string, args?: QueueArgs);
+      readonly urn: Output<string>;
+      readonly url: Output<string>;
+      readonly arn: Output<string>;
+    }
+
+    interface BucketArgs {
+      access?: Input<'public' | 'cloudfront'>;
+      versioning?: Input<boolean>;
+      cors?: Input<false | {
+        allowHeaders?: Input<Input<string>[]>;
+        allowMethods?: Input<Input<'DELETE' | 'GET' | 'HEAD' | 'POST' | 'PUT'>[]>;
+        allowOrigins?: Input<Input<string>[]>;
+        exposeHeaders?: Input<Input<string>[]>;
+        maxAge?: Input<string>;
+      }>;
+    }
+    class Bucket implements Linkable {
+      constructor(name: string, args?: BucketArgs);
+      readonly urn: Output<string>;
+      readonly name: Output<string>;
+      readonly arn: Output<string>;
+      readonly domain: Output<string>;
+    }
+
+    interface FunctionArgs {
+      /** "path/to/file.exportName", relative to the project root. */
+      handler: Input<string>;
+      runtime?: Input<'nodejs18.x' | 'nodejs20.x' | 'nodejs22.x'>;
+      architecture?: Input<'x86_64' | 'arm64'>;
+      /** e.g. "1024 MB". */
+      memory?: Input<string>;
+      /** e.g. "30 seconds". */
+      timeout?: Input<string>;
+      environment?: Input<Record<string, Input<string>>>;
+      link?: Input<unknown[]>;
+      vpc?: Vpc;
+      url?: Input<boolean>;
+      nodejs?: Input<{
+        /** Packages installed into the bundle instead of bundled (native addons). */
+        install?: Input<string[]>;
+        format?: Input<'cjs' | 'esm'>;
+        sourcemap?: Input<boolean>;
+      }>;
+      /** Files copied into the bundle, e.g. [{ from: "migrations" }]. */
+      copyFiles?: Input<{ from: Input<string>; to?: Input<string> }[]>;
+    }
+    class Function implements Linkable {
+      constructor(name: string, args: FunctionArgs);
+      readonly urn: Output<string>;
+      readonly name: Output<string>;
+      readonly arn: Output<string>;
+      readonly url: Output<string>;
+    }
+
+    interface ApiGatewayV2Args {
+      vpc?: Vpc;
+      cors?: Input<boolean | {
+        allowOrigins?: Input<Input<string>[]>;
+        allowMethods?: Input<Input<string>[]>;
+        allowHeaders?: Input<Input<string>[]>;
+        exposeHeaders?: Input<Input<string>[]>;
+        allowCredentials?: Input<boolean>;
+        maxAge?: Input<string>;
+      }>;
+      accessLog?: Input<{ retention?: Input<string> }>;
+    }
+    class ApiGatewayV2 implements Linkable {
+      constructor(name: string, args?: ApiGatewayV2Args);
+      readonly urn: Output<string>;
+      readonly url: Output<string>;
+      /** `rawRoute` is "METHOD /path", "ANY /path/{proxy+}" or "$default"; the handler a file path, function
+       * args, or the ARN of an existing function. */
+      route(rawRoute: string, handler: Input<string | FunctionArgs>, args?: { auth?: Input<false | { iam?: Input<boolean> }> }): unknown;
+    }
+
+    interface ClusterArgs {
+      vpc: Vpc;
+    }
+    class Cluster {
+      constructor(name: string, args: ClusterArgs);
+      readonly urn: Output<string>;
+    }
+
+    interface ServiceArgs {
+      cluster: Cluster;
+      /** A registry image, or a Dockerfile to build (relative to the project root). */
+      image?: Input<string | { context?: Input<string>; dockerfile?: Input<string>; args?: Input<Record<string, Input<string>>> }>;
+      command?: Input<Input<string>[]>;
+      cpu?: Input<'0.25 vCPU' | '0.5 vCPU' | '1 vCPU' | '2 vCPU' | '4 vCPU' | '8 vCPU' | '16 vCPU'>;
+      memory?: Input<string>;
+      /** Ephemeral storage, e.g. "30 GB" (transformed-asset cache). */
+      storage?: Input<string>;
+      architecture?: Input<'x86_64' | 'arm64'>;
+      environment?: Input<Record<string, Input<string>>>;
+      link?: Input<unknown[]>;
+      loadBalancer?: Input<{
+        public?: Input<boolean>;
+        /** "80/http" listens on 80 and forwards to the same port unless `forward` says otherwise. */
+        ports: Input<{ listen: Input<string>; forward?: Input<string> }[]>;
+        /** Target-group health checks, keyed by the forwarded "port/protocol". */
+        health?: Input<Record<string, Input<{
+          path?: Input<string>;
+          interval?: Input<string>;
+          timeout?: Input<string>;
+          healthyThreshold?: Input<number>;
+          unhealthyThreshold?: Input<number>;
+          successCodes?: Input<string>;
+        }>>>;
+      }>;
+      scaling?: Input<{
+        min?: Input<number>;
+        max?: Input<number>;
+        cpuUtilization?: Input<number | false>;
+        memoryUtilization?: Input<number | false>;
+      }>;
+      /** Container health check run by ECS. */
+      health?: Input<{
+        command: Input<Input<string>[]>;
+        startPeriod?: Input<string>;
+        timeout?: Input<string>;
+        interval?: Input<string>;
+        retries?: Input<number>;
+      }>;
+    }
+    class Service implements Linkable {
+      constructor(name: string, args: ServiceArgs);
+      readonly urn: Output<string>;
+      /** The load balancer's URL (http://... unless a domain is set). */
+      readonly url: Output<string>;
+    }
+
+    interface RouterUrlRouteArgs {
+      url: Input<string>;
+      /** Rewrites the path before it reaches the origin: `regex` over the path, replaced by `to`. */
+      rewrite?: Input<{ regex: Input<string>; to: Input<string> }>;
+      /** A CloudFront cache policy id for this route. */
+      cachePolicy?: Input<string>;
+      readTimeout?: Input<string>;
+      keepAliveTimeout?: Input<string>;
+    }
+    interface RouterArgs {
+      /** Path pattern -> origin. The longest matching pattern wins. */
+      routes?: Input<Record<string, Input<string | RouterUrlRouteArgs>>>;
+      domain?: Input<string | { name: Input<string>; aliases?: Input<string[]> }>;
+      /** Code run in the CloudFront viewer-request function before routing (it sees `event`). */
+      edge?: Input<{
+        viewerRequest?: Input<{ injection: Input<string> }>;
+        viewerResponse?: Input<{ injection: Input<string> }>;
+      }>;
+    }
+    class Router {
+      constructor(name: string, args?: RouterArgs);
+      readonly urn: Output<string>;
+      readonly url: Output<string>;
+    }
+  }
+}
