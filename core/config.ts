@@ -14,6 +14,8 @@ export interface Config {
   dataDir: string;
   dbPoolMax: number;
   redisUrl: string | null;
+  /** Namespace inside the shared Redis (several deployments or test runs on one Redis). */
+  redisNamespace: string;
   secret: string;
   secretGenerated: boolean;
   accessTokenTtlMs: number;
@@ -87,6 +89,7 @@ export function loadConfig(env: Env = process.env): Config {
     dataDir: str(env, 'DATA_DIR', './data'),
     dbPoolMax: int(env, 'DB_POOL_MAX', 10),
     redisUrl: opt(env, 'REDIS_URL'),
+    redisNamespace: str(env, 'REDIS_NAMESPACE', ''),
     secret: secret ?? randomBytes(32).toString('hex'),
     secretGenerated: secret === null,
     accessTokenTtlMs: parseDuration(str(env, 'ACCESS_TOKEN_TTL', '15m')),

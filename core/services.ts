@@ -32,7 +32,7 @@ export async function createServices(config: Config, opts: StartOptions = {}): P
     const result = await bootstrap(database.db, config);
     opts.onBootstrap?.(result);
   }
-  const store = opts.store ?? openSharedStore(config.redisUrl);
+  const store = opts.store ?? openSharedStore(config.redisUrl, config.redisNamespace);
   const schema = new SchemaCache(database.db, store);
   return {
     config,

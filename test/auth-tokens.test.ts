@@ -49,6 +49,23 @@ describe('access tokens (core/auth/tokens.ts)', () => {
     await expect(verifyAccessToken(token, SECRET)).rejects.toMatchObject({ code: 'INVALID_TOKEN' });
   });
 
+  it('rejects a token without an expiry', async () => {
+    const token = await new SignJWT(claims()).setProtectedHeader({ alg: 'HS256' }).setIssuer('svc')
+      .sign(new TextEncoder().encode(SECRET));
+    await expect(verifyAccessToken(token, SECRET)).rejects.toMatchObject({ code: 'INVALID_TOKEN' });
+  });
+
+  it('answers a token verified before from memory, and still expires it', async () => {
+    const token = await new SignJWT(claims()).setProtectedHeader({ alg: 'HS256' }).setIssuer('svc')
+      .setExpirationTime(Math.floor(Date.now() / 1000) + 2).sign(new TextEncoder().encode(SECRET));
+    expect(await verifyAccessToken(token, SECRET)).toEqual(claims());
+    expect(await verifyAccessToken(token, SECRET)).toEqual(claims());
+    // The same token is not valid under another secret, cached or not.
+    await expect(verifyAccessToken(token, 'another-secret-another-secret-xx')).rejects.toMatchObject({ code: 'INVALID_TOKEN' });
+    await new Promise((r) => setTimeout(r, 2100));
+    await expect(verifyAccessToken(token, SECRET)).rejects.toMatchObject({ code: 'TOKEN_EXPIRED' });
+  });
+
   it('rejects payloads without a string id', async () => {
     const token = await new SignJWT({ id: 42 }).setProtectedHeader({ alg: 'HS256' }).setIssuer('svc').setExpirationTime('1h')
       .sign(new TextEncoder().encode(SECRET));

@@ -82,15 +82,18 @@ function merge(rows: PermissionRow[]): ResolvedPermission | null {
 /** All of a caller's permissions, loaded once, answered synchronously (the query planner is pure). */
 export interface PermissionSet {
   get(collection: string, action: PermissionAction): ResolvedPermission | null;
+  /** True when a row filter uses $NOW, so statements built from it cannot be reused later. */
+  readonly clockDependent: boolean;
 }
 
-const ADMIN_SET: PermissionSet = { get: () => FULL };
+const ADMIN_SET: PermissionSet = { get: () => FULL, clockDependent: false };
 
 export async function loadPermissions(ctx: ServiceContext): Promise<PermissionSet> {
   if (ctx.accountability.admin) return ADMIN_SET;
   const rows = await rowsFor(ctx);
   const merged = new Map<string, ResolvedPermission | null>();
   return {
+    clockDependent: rows.some((r) => JSON.stringify(r.permissions ?? null).includes('$NOW')),
     get(collection, action) {
       const key = `${collection}:${action}`;
       if (!merged.has(key)) merged.set(key, merge(rows.filter((r) => r.collection === collection && r.action === action)));

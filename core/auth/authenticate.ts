@@ -10,7 +10,7 @@ import type { Accountability } from '../access/accountability.ts';
 import { buildAccountability, type Principal } from '../access/resolve.ts';
 import type { Services } from '../services.ts';
 import { sessionIsLive } from './sessions.ts';
-import { isServiceJwt, verifyAccessToken } from './tokens.ts';
+import { isServiceJwt, isVerifiedBefore, verifyAccessToken } from './tokens.ts';
 
 export interface RequestMeta { ip: string | null; userAgent: string | null; origin: string | null }
 
@@ -26,7 +26,7 @@ export async function authenticate(services: Services, token: string | null, met
 }
 
 async function principalOf(services: Services, version: string, token: string): Promise<Principal> {
-  if (isServiceJwt(token)) {
+  if (isVerifiedBefore(token, services.config.secret) || isServiceJwt(token)) {
     const payload = await verifyAccessToken(token, services.config.secret);
     const user = await services.access.user(version, payload.id);
     if (!user || user.status !== 'active') throw new InvalidTokenError();

@@ -4,7 +4,8 @@ import { loadPermissions, type PermissionSet } from '../access/permissions.ts';
 import type { ServiceContext } from '../context.ts';
 import { inTransaction, run } from '../db/database.ts';
 import { ForbiddenError, InvalidQueryError } from '../errors.ts';
-import { compileAggregate, compileKeys, compileList, compileOne } from '../query/compile-select.ts';
+import { compileAggregate, compileKeys, compileList, compileOne, type CompiledRead } from '../query/compile-select.ts';
+import { CompiledCache, mentionsNow } from '../query/compiled-cache.ts';
 import { coerceScalar } from '../query/filter-values.ts';
 import { planRead, type PlanContext } from '../query/plan.ts';
 import type { Query } from '../query/types.ts';
@@ -12,6 +13,52 @@ import { ident } from '../db/database.ts';
 import { itemsCollection } from './collection.ts';
 
 export type PrimaryKey = string | number;
+
+/** A query, or a function producing it (so a cache hit skips parsing), plus an optional identity of the
+ * raw query (e.g. the query string) under which the compiled statement may be cached. */
+export interface QueryInput {
+  query: Query | (() => Query);
+  cacheKey?: string;
+}
+
+/** One cache per schema overview object: a reload (schema or permission change) starts a fresh one. */
+const compiledCaches = new WeakMap<object, CompiledCache>();
+
+function cacheFor(ctx: ServiceContext): CompiledCache {
+  let cache = compiledCaches.get(ctx.schema);
+  if (!cache) {
+    cache = new CompiledCache();
+    compiledCaches.set(ctx.schema, cache);
+  }
+  return cache;
+}
+
+function cacheKeyOf(ctx: ServiceContext, kind: string, collection: string, input: QueryInput): string | null {
+  if (input.cacheKey === undefined) return null;
+  const a = ctx.accountability;
+  return `${a.user}|${a.role}|${a.admin ? 1 : 0}|${a.policies.join(',')}|${kind}|${collection}|${input.cacheKey}`;
+}
+
+function queryOf(input: QueryInput): Query {
+  return typeof input.query === 'function' ? input.query() : input.query;
+}
+
+/** Compiles through the cache. Statements depending on $NOW (in the query or in permission filters) are
+ * compiled every time. */
+async function compiled(ctx: ServiceContext, kind: string, collectionName: string, input: QueryInput, build: (q: Query, permissions: PermissionSet) => CompiledRead): Promise<CompiledRead> {
+  const key = cacheKeyOf(ctx, kind, collectionName, input);
+  if (key) {
+    const hit = cacheFor(ctx).get(key);
+    if (hit) return hit;
+  }
+  const permissions = await loadPermissions(ctx);
+  const query = queryOf(input);
+  const result = build(query, permissions);
+  if (key && !permissions.clockDependent && !mentionsNow(query.filter) && !mentionsNow(query.deep)) {
+    cacheFor(ctx).set(key, result);
+  }
+  return result;
+}
 
 function planContext(ctx: ServiceContext, permissions: PermissionSet): PlanContext {
   const { config } = ctx;
@@ -39,12 +86,19 @@ function withMeta(row: ListRow): string {
 }
 
 /** GET /items/{collection}: `{"data":[...],"meta"?:{...}}` as JSON text. */
-export async function readItems(ctx: ServiceContext, collectionName: string, query: Query): Promise<string> {
+export async function readItems(ctx: ServiceContext, collectionName: string, input: QueryInput | Query): Promise<string> {
   itemsCollection(ctx, collectionName);
-  const plan = planRead(planContext(ctx, await loadPermissions(ctx)), collectionName, query);
-  const compiled = plan.aggregate ? compileAggregate(plan.aggregate, plan.meta) : compileList(plan.select!, plan.meta);
-  const [row] = await run<ListRow>(ctx.db, compiled.sql, compiled.params);
+  const statement = await compiled(ctx, 'list', collectionName, asInput(input), (query, permissions) => {
+    const plan = planRead(planContext(ctx, permissions), collectionName, query);
+    return plan.aggregate ? compileAggregate(plan.aggregate, plan.meta) : compileList(plan.select!, plan.meta);
+  });
+  const [row] = await run<ListRow>(ctx.db, statement.sql, statement.params);
   return withMeta(row);
+}
+
+function asInput(input: QueryInput | Query): QueryInput {
+  // A Query never has a `query` key; a QueryInput always does.
+  return 'query' in input ? input as QueryInput : { query: input as Query };
 }
 
 function coerceKey(ctx: ServiceContext, collectionName: string, key: PrimaryKey): PrimaryKey {
@@ -58,24 +112,29 @@ function coerceKey(ctx: ServiceContext, collectionName: string, key: PrimaryKey)
 }
 
 /** The JSON text of one item, or null when it does not exist or is not visible to the caller. */
-export async function readItemData(ctx: ServiceContext, collectionName: string, key: PrimaryKey, query: Query): Promise<string | null> {
+export async function readItemData(ctx: ServiceContext, collectionName: string, key: PrimaryKey, input: QueryInput | Query): Promise<string | null> {
   itemsCollection(ctx, collectionName);
-  const plan = planRead(planContext(ctx, await loadPermissions(ctx)), collectionName, { ...query, limit: undefined, offset: undefined, page: undefined, meta: undefined });
-  if (!plan.select) throw new InvalidQueryError('Aggregates are not available on a single item.');
-  const compiled = compileOne(plan.select, coerceKey(ctx, collectionName, key));
-  const [row] = await run<{ data: string | null }>(ctx.db, compiled.sql, compiled.params);
+  const pk = coerceKey(ctx, collectionName, key);
+  const statement = await compiled(ctx, 'one', collectionName, asInput(input), (query, permissions) => {
+    const plan = planRead(planContext(ctx, permissions), collectionName, { ...query, limit: undefined, offset: undefined, page: undefined, meta: undefined });
+    if (!plan.select) throw new InvalidQueryError('Aggregates are not available on a single item.');
+    return compileOne(plan.select, pk);
+  });
+  // compileOne binds the primary key as $1, so a cached statement only needs it swapped.
+  const params = statement.params[0] === pk ? statement.params : [pk, ...statement.params.slice(1)];
+  const [row] = await run<{ data: string | null }>(ctx.db, statement.sql, params);
   return row.data;
 }
 
 /** GET /items/{collection}/{pk}: missing or invisible items are FORBIDDEN, as Directus answers. */
-export async function readItem(ctx: ServiceContext, collectionName: string, key: PrimaryKey, query: Query): Promise<string> {
+export async function readItem(ctx: ServiceContext, collectionName: string, key: PrimaryKey, query: QueryInput | Query): Promise<string> {
   const data = await readItemData(ctx, collectionName, key, query);
   if (data === null) throw new ForbiddenError();
   return `{"data":${data}}`;
 }
 
 /** GET /items/{singleton}: the one item, created with its defaults if none exists yet. */
-export async function readSingleton(ctx: ServiceContext, collectionName: string, query: Query): Promise<string> {
+export async function readSingleton(ctx: ServiceContext, collectionName: string, query: QueryInput | Query): Promise<string> {
   const collection = itemsCollection(ctx, collectionName);
   const pk = collection.primary!;
   let [existing] = await run<{ key: PrimaryKey }>(ctx.db, `select ${ident(pk)} as key from ${ident(collectionName)} limit 1`);
@@ -98,7 +157,7 @@ export async function readSingleton(ctx: ServiceContext, collectionName: string,
  * row filter is not applied: writes check only that a permission exists (SPEC.md > Items rule 5). */
 export async function selectKeys(ctx: ServiceContext, collectionName: string, query: Query): Promise<PrimaryKey[]> {
   itemsCollection(ctx, collectionName);
-  const full: PermissionSet = { get: () => ({ filter: null, fields: null, validation: null, presets: null }) };
+  const full: PermissionSet = { get: () => ({ filter: null, fields: null, validation: null, presets: null }), clockDependent: false };
   const plan = planRead(planContext(ctx, full), collectionName, { ...query, fields: [ctx.schema.collections[collectionName].primary!], meta: undefined, limit: query.limit ?? -1 });
   if (!plan.select) throw new InvalidQueryError('Aggregates cannot select items to write.');
   const compiled = compileKeys(plan.select);

@@ -118,12 +118,14 @@ export function compileList(plan: SelectPlan, meta: MetaPlan): CompiledRead {
   return { sql, params: b.params };
 }
 
-/** One item by primary key: `data` is the JSON object text, or null when no visible row matches. */
+/** One item by primary key: `data` is the JSON object text, or null when no visible row matches.
+ * The key is always bound as $1. */
 export function compileOne(plan: SelectPlan, key: unknown): CompiledRead {
   const b = new SqlBuilder();
   const a = b.alias();
   const pk = plan.collection.fields[plan.collection.primary!];
-  const where = whereClause(b, a, plan.filter, plan.search, [`${col(a, pk)} = ${b.param(key, castOf(pk))}`]);
+  const keyParam = b.param(key, castOf(pk));
+  const where = whereClause(b, a, plan.filter, plan.search, [`${col(a, pk)} = ${keyParam}`]);
   const sql = `${PREPARE_MARK}select (select row_to_json(r) from (select ${selectList(b, a, plan)} from ${table(plan.collection.collection)} as ${a}${where}) as r)::text as data`;
   return { sql, params: b.params };
 }

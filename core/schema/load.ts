@@ -44,7 +44,7 @@ interface FkRow { constraint_name: string; table_name: string; column_name: stri
 function parseDefault(raw: string | null): unknown {
   if (raw === null) return null;
   if (raw.startsWith('nextval(')) return null;
-  const str = /^'((?:[^']|'')*)'(::[\w\s."]+)?$/.exec(raw);
+  const str = /^'((?:[^']|'')*)'(::[\w\s."]+(?:\(\d+(?:,\s*\d+)?\))?)?$/.exec(raw);
   if (str) {
     const value = str[1].replace(/''/g, "'");
     if (str[2] && /json/.test(str[2])) {
@@ -53,7 +53,7 @@ function parseDefault(raw: string | null): unknown {
     return value;
   }
   if (/^-?\d+(\.\d+)?$/.test(raw)) return Number(raw);
-  const num = /^\(?(-?\d+(?:\.\d+)?)\)?::(numeric|integer|bigint|double precision|real)$/.exec(raw);
+  const num = /^\(?(-?\d+(?:\.\d+)?)\)?::(numeric|integer|bigint|double precision|real)(?:\(\d+(?:,\s*\d+)?\))?$/.exec(raw);
   if (num) return Number(num[1]);
   if (raw === 'true' || raw === 'false') return raw === 'true';
   if (/^null(::.*)?$/i.test(raw)) return null;

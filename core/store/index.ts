@@ -4,6 +4,6 @@ import { RedisStore } from './redis-store.ts';
 export type { SharedStore } from './shared-store.ts';
 export { MemoryStore } from './shared-store.ts';
 
-export function openSharedStore(redisUrl: string | null): SharedStore {
-  return redisUrl ? new RedisStore(redisUrl) : new MemoryStore();
+export function openSharedStore(redisUrl: string | null, namespace = ''): SharedStore {
+  return redisUrl ? new RedisStore(redisUrl, namespace) : new MemoryStore();
 }

@@ -1,6 +1,7 @@
 /** Item reads: list, one, singleton and POST /search. */
-import type { Hono } from 'hono';
-import { readItem, readItems, readSingleton } from '../../core/items/read.ts';
+import type { Context, Hono } from 'hono';
+import type { Config } from '../../core/config.ts';
+import { readItem, readItems, readSingleton, type QueryInput } from '../../core/items/read.ts';
 import { parseQuery } from '../../core/query/parse.ts';
 import { InvalidQueryError } from '../../core/errors.ts';
 import { readJson } from '../http/body.ts';
@@ -12,18 +13,24 @@ export function mountItemReadRoutes(app: Hono<AppEnv>): void {
   const limitsOf = (config: { querystringMaxParseDepth: number; queryLimitMax: number }) =>
     ({ maxDepth: config.querystringMaxParseDepth, maxLimit: config.queryLimitMax });
 
+  /** The query of a GET, parsed only when its compiled statement is not cached yet. */
+  const queryInput = (c: Context<AppEnv>, config: Config): QueryInput => {
+    const url = c.req.url;
+    const at = url.indexOf('?');
+    return { query: () => parseQuery(parseQueryString(c), limitsOf(config)), cacheKey: at < 0 ? '' : url.slice(at + 1) };
+  };
+
   app.get('/items/:collection', async (c) => {
     const ctx = await serviceContext(c);
     const collection = c.req.param('collection');
-    const query = parseQuery(parseQueryString(c), limitsOf(ctx.config));
-    if (ctx.schema.collections[collection]?.singleton) return jsonText(c, await readSingleton(ctx, collection, query));
-    return jsonText(c, await readItems(ctx, collection, query));
+    const input = queryInput(c, ctx.config);
+    if (ctx.schema.collections[collection]?.singleton) return jsonText(c, await readSingleton(ctx, collection, input));
+    return jsonText(c, await readItems(ctx, collection, input));
   });
 
   app.get('/items/:collection/:pk', async (c) => {
     const ctx = await serviceContext(c);
-    const query = parseQuery(parseQueryString(c), limitsOf(ctx.config));
-    return jsonText(c, await readItem(ctx, c.req.param('collection'), c.req.param('pk'), query));
+    return jsonText(c, await readItem(ctx, c.req.param('collection'), c.req.param('pk'), queryInput(c, ctx.config)));
   });
 
   app.post('/items/:collection/search', async (c) => {

@@ -14,7 +14,7 @@
  * Other knobs: BENCH_SCENARIOS=a,b,f (subset), BENCH_KEEP_DB=1 (keep svc_bench), BENCH_INDEXES=0 (see below). */
 import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
-import { cpus, totalmem } from 'node:os';
+import { cpus, loadavg, totalmem } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
@@ -271,7 +271,7 @@ function renderNotes(rows: Row[], meta: Record<string, unknown>): string {
   }
   return [
     `Run ${meta.date}: ${meta.posts} posts, ${meta.authors} authors; ${meta.connections} connections, ${meta.warmup} s warm-up + ${meta.duration} s per scenario and server, one at a time.`,
-    `Machine: ${meta.cpu} x ${meta.cores}, ${meta.memoryGb} GiB, Node ${meta.node}; autocannon, the server under test and Postgres share these cores.`,
+    `Machine: ${meta.cpu} x ${meta.cores}, ${meta.memoryGb} GiB, Node ${meta.node}; autocannon, the server under test and Postgres share these cores (1-min load average ${meta.loadAverageAtStart} before, ${meta.loadAverageAtEnd} after).`,
     `Service auth: ${meta.auth}. Indexes added outside the API: ${meta.indexes ? 'posts(status, published_on desc), posts(author)' : 'none'}.`,
     ...(notes.length ? ['', 'Anomalies:', ...notes] : []),
   ].join('\n');
@@ -288,6 +288,8 @@ async function main() {
     void cleanup().finally(() => process.exit(130));
   });
 
+  const loadAtStart = loadavg()[0];
+  if (loadAtStart > 1) console.warn(`[bench] WARNING: 1-minute load average is ${loadAtStart.toFixed(2)} before the run: other work on this machine will skew the numbers`);
   log(`recreating database ${settings.database}`);
   await adminQuery(`drop database if exists ${settings.database} with (force)`);
   await adminQuery(`create database ${settings.database}`);
@@ -363,6 +365,8 @@ async function main() {
       poolMax: settings.poolMax,
       indexes: settings.indexes,
       auth: auth.via,
+      loadAverageAtStart: Number(loadAtStart.toFixed(2)),
+      loadAverageAtEnd: Number(loadavg()[0].toFixed(2)),
     };
     const table = renderTable(rows);
     const notes = renderNotes(rows, meta);

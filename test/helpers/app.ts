@@ -65,7 +65,8 @@ export interface TestAppOptions {
 
 export async function createTestApp(opts: TestAppOptions = {}): Promise<TestApp & { database: TestDatabase }> {
   const testDb = opts.database ?? await cloneTestDatabase();
-  const env = testEnv({ ...(process.env.REDIS_URL ? { REDIS_URL: process.env.REDIS_URL } : {}), ...opts.env });
+  const redis: Record<string, string> = process.env.REDIS_URL ? { REDIS_URL: process.env.REDIS_URL, REDIS_NAMESPACE: `test-${randomBytes(6).toString('hex')}` } : {};
+  const env = testEnv({ ...redis, ...opts.env });
   const config = loadConfig({ ...env, ...(testDb.url ? { DATABASE_URL: testDb.url } : {}) });
   const database = await testDb.open();
   const services = await createServices(config, { database, skipMigrations: true, store: opts.store });

@@ -116,9 +116,15 @@ export function columnType(type: FieldType, schema: FieldSchemaInput | null): st
   });
 }
 
-/** The type without serial pseudo-types (for casts and ALTER COLUMN TYPE). */
+/** The type without serial pseudo-types (for ALTER COLUMN TYPE). */
 export function plainType(colType: string): string {
   return colType === 'serial' ? 'integer' : colType === 'bigserial' ? 'bigint' : colType;
+}
+
+/** The type without length/precision: casts to it never truncate or round silently, the column's own
+ * type modifier then checks the value (a too long string is an error, not cut). */
+export function baseType(colType: string): string {
+  return plainType(colType).replace(/\s*\(.*\)$/, '');
 }
 
 const NOW = new Set(['CURRENT_TIMESTAMP', 'NOW()', 'now()', 'current_timestamp']);
@@ -134,7 +140,7 @@ async function quote(ex: Executor, text: string): Promise<string> {
 export async function defaultExpression(ex: Executor, type: FieldType, colType: string, value: unknown): Promise<string | null> {
   if (value === null || value === undefined) return null;
   const invalid = () => new InvalidPayloadError(`Invalid default value for a field of type "${type}".`);
-  const cast = plainType(colType);
+  const cast = baseType(colType);
   switch (type) {
     case 'integer': case 'bigInteger': {
       const text = typeof value === 'number' ? String(value) : typeof value === 'string' ? value.trim() : '';

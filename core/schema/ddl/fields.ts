@@ -5,7 +5,7 @@ import { CollectionNotFoundError, FieldNotFoundError, ForbiddenError, InvalidPay
 import type { FieldType, SchemaOverview } from '../types.ts';
 import { fieldAllowed, readPermission, requireAppAccess, requireReadableCollection } from './access.ts';
 import {
-  columnDefinition, columnType, defaultExpression, parseFieldInput, parseFieldSchema, parseFieldType, plainType,
+  baseType, columnDefinition, columnType, defaultExpression, parseFieldInput, parseFieldSchema, parseFieldType, plainType,
   specialFor, withoutImplicit, type FieldInput,
 } from './columns.ts';
 import { ddl, withSchemaChange, type SchemaServiceContext } from './context.ts';
@@ -134,7 +134,7 @@ export async function updateField(ctx: SchemaServiceContext, collection: string,
       if (typeChanges) {
         // The old default may not fit the new type: drop it, convert, then set it again where it fits.
         if (current.defaultValue !== null && !current.autoIncrement) await ddl(trx, `alter table ${table} alter column ${column} drop default`);
-        await ddl(trx, `alter table ${table} alter column ${column} type ${newType} using ${column}::${newType}`);
+        await ddl(trx, `alter table ${table} alter column ${column} type ${newType} using ${column}::${baseType(newType)}`);
         if (!defaultGiven && current.defaultValue !== null && !current.autoIncrement) {
           const restored = await defaultExpression(trx, type, newType, current.defaultValue).catch(() => null);
           if (restored) await ddl(trx, `alter table ${table} alter column ${column} set default ${restored}`);

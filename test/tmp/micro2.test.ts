@@ -1,0 +1,31 @@
+import { it } from 'vitest';
+import { createTestApp } from '../helpers/app.ts';
+import { createContentModel } from '../helpers/fixtures.ts';
+import { run } from '../../core/db/database.ts';
+import pg from 'pg';
+
+it('micro2', async () => {
+  const t = await createTestApp();
+  await createContentModel(t.services);
+  const db = t.services.database.db;
+  const N = 2000;
+  let t0 = performance.now();
+  for (let i = 0; i < N; i++) await run(db, '/*p*/select 1 as x where $1::int = 1', [1]);
+  console.log('kysely run µs', ((performance.now() - t0) / N * 1000).toFixed(1));
+  const client = new pg.Client({ connectionString: t.database.url! });
+  await client.connect();
+  t0 = performance.now();
+  for (let i = 0; i < N; i++) await client.query({ text: 'select 1 as x where $1::int = 1', values: [1], name: 'x' });
+  console.log('raw pg µs', ((performance.now() - t0) / N * 1000).toFixed(1));
+  await client.end();
+  t0 = performance.now();
+  for (let i = 0; i < N; i++) await t.services.schema.get();
+  console.log('schema.get µs', ((performance.now() - t0) / N * 1000).toFixed(1));
+  t0 = performance.now();
+  for (let i = 0; i < N; i++) await t.app.request('/server/ping');
+  console.log('ping µs', ((performance.now() - t0) / N * 1000).toFixed(1));
+  t0 = performance.now();
+  for (let i = 0; i < N; i++) await t.app.request('/server/info', { headers: { authorization: 'Bearer static-admin-token' } });
+  console.log('info (static token + 1 query) µs', ((performance.now() - t0) / N * 1000).toFixed(1));
+  await t.close();
+});
