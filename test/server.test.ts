@@ -1,5 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from './helpers/app.ts';
+import { testEnv } from './helpers/template.ts';
+import { loadConfig } from '../core/config.ts';
+import { openDatabase } from '../core/db/database.ts';
+import { createServices } from '../core/services.ts';
+import { MemoryStore } from '../core/store/index.ts';
+import { createStandaloneApp } from '../container/app.ts';
 
 let t: TestApp;
 beforeAll(async () => { t = await createTestApp(); });
@@ -16,6 +22,16 @@ describe('server endpoints', () => {
     const res = await t.req('GET', '/server/health', undefined, { token: null });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ status: 'ok' });
+  });
+
+  it('reports 503 when the database does not answer', async () => {
+    // A Postgres URL on a port nothing listens on: every query fails.
+    const dead = await openDatabase({ databaseUrl: 'postgres://postgres@127.0.0.1:9/none', poolMax: 1 });
+    const services = await createServices(loadConfig(testEnv()), { database: dead, store: new MemoryStore(), skipMigrations: true });
+    const res = await createStandaloneApp(services).request('/server/health');
+    expect(res.status).toBe(503);
+    expect((await res.json()).status).toBe('error');
+    await services.close();
   });
 
   it('reports project info', async () => {

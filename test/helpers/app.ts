@@ -59,7 +59,8 @@ export interface TestApp {
 export interface TestAppOptions {
   env?: Record<string, string>;
   store?: SharedStore;
-  /** Share a database with another TestApp (two instances on one database). */
+  /** Share a database with another TestApp (two instances on one database). Only meaningful with
+   * TEST_DATABASE_URL: under PGlite each open() loads its own copy of the template. */
   database?: TestDatabase;
 }
 

@@ -7,12 +7,12 @@ import { ForbiddenError, InvalidPayloadError } from '../../errors.ts';
 import { itemsCollection } from '../collection.ts';
 import type { CollectionOverview } from '../../schema/types.ts';
 import { ActivityLog, flushActivity } from './activity.ts';
-import type { WriteContext, WriteOptions } from './types.ts';
+import type { ValidationContext, WriteContext, WriteOptions } from './types.ts';
 
 /** SPEC Items rule 1 (unknown or folder -> 404, svc_* only for admins), shared with the read path. */
 export const writableCollection: (ctx: ServiceContext, name: string) => CollectionOverview = itemsCollection;
 
-export function permit(w: WriteContext, collection: string, action: PermissionAction): ResolvedPermission {
+export function permit(w: ValidationContext, collection: string, action: PermissionAction): ResolvedPermission {
   const permission = w.permissions.get(collection, action);
   if (!permission) throw new ForbiddenError();
   return permission;
@@ -32,20 +32,20 @@ export function checkDepth(w: WriteContext, depth: number): void {
   if (depth > w.maxDepth) throw new InvalidPayloadError(`Invalid payload. Nested writes may not be deeper than ${w.maxDepth} levels.`);
 }
 
-/** Loads the caller's permissions (FORBIDDEN before any transaction when `action` is not granted),
- * then runs fn in one transaction and records its activity before commit. */
-export async function runWrite<T>(
-  ctx: ServiceContext, collection: string, action: PermissionAction | null, opts: WriteOptions, fn: (w: WriteContext) => Promise<T>,
-): Promise<T> {
+/** The caller's permissions, loaded once per operation; FORBIDDEN when `action` is not granted at all. */
+export async function validation(ctx: ServiceContext, collection: string, action: PermissionAction | null): Promise<ValidationContext> {
   const permissions: PermissionSet = await loadPermissions(ctx);
   if (action && !permissions.get(collection, action)) throw new ForbiddenError();
+  return { schema: ctx.schema, accountability: ctx.accountability, permissions };
+}
+
+/** Runs fn in one transaction (or the one ctx.db already is) and records its activity before commit. */
+export async function runWrite<T>(ctx: ServiceContext, v: ValidationContext, opts: WriteOptions, fn: (w: WriteContext) => Promise<T>): Promise<T> {
   return inTransaction(ctx.db, async (trx) => {
     const w: WriteContext = {
+      ...v,
       trx,
       service: { ...ctx, db: trx },
-      schema: ctx.schema,
-      accountability: ctx.accountability,
-      permissions,
       activity: new ActivityLog(),
       maxMutations: ctx.config.maxBatchMutation,
       maxDepth: ctx.config.maxRelationalDepth,

@@ -6,35 +6,47 @@ import type { CollectionOverview } from '../../schema/types.ts';
 import { checkDepth, permit, track } from './context.ts';
 import { primaryField } from './keys.ts';
 import { writeToMany, writeToOne } from './nested.ts';
-import { checkFieldAccess, isPlainObject, preparePayload } from './payload.ts';
+import { checkFieldAccess, isPlainObject, preparePayload, type PreparedPayload } from './payload.ts';
 import { applyPresets } from './presets.ts';
 import { keyFromRow, returning, type WrittenRow } from './sql.ts';
-import type { PrimaryKey, WriteContext } from './types.ts';
+import type { Payload, PrimaryKey, ValidationContext, WriteContext } from './types.ts';
 
-export async function createOne(w: WriteContext, collection: CollectionOverview, payload: unknown, depth: number): Promise<PrimaryKey> {
+/** Permission (action, fields, presets) and payload checks of a create; no database work. */
+export async function validateCreate(v: ValidationContext, collection: CollectionOverview, payload: unknown): Promise<PreparedPayload> {
   if (!isPlainObject(payload)) throw new InvalidPayloadError('Invalid payload. Items must be objects.');
-  checkDepth(w, depth);
   const name = collection.collection;
-  const permission = permit(w, name, 'create');
+  const permission = permit(v, name, 'create');
   checkFieldAccess(name, payload, permission.fields);
-  const data = permission.presets ? applyPresets(permission.presets, payload, w.accountability) : payload;
-  const prepared = await preparePayload(w.schema, collection, data, 'create', null);
-  track(w, 1);
-  const mark = w.activity.mark();
-  await writeToOne(w, prepared, depth);
+  const data = permission.presets ? applyPresets(permission.presets, payload, v.accountability) : payload;
+  return preparePayload(v.schema, collection, data, 'create', null);
+}
 
-  const columns = prepared.columns;
+/** `insert into <table> as _row ...` without a returning clause; a uuid key is generated when missing. */
+export function insertSql(collection: CollectionOverview, columns: Payload): { sql: string; params: unknown[] } {
   const pkField = primaryField(collection);
   if (pkField.type === 'uuid' && columns[pkField.field] === undefined && !pkField.defaultValue) columns[pkField.field] = randomUUID();
   const names = Object.keys(columns);
-  const table = `${ident(name)} as _row`;
-  const sql = names.length === 0
-    ? `insert into ${table} default values ${returning(collection)}`
-    : `insert into ${table} (${names.map(ident).join(', ')}) values (${names.map((_, i) => `$${i + 1}`).join(', ')}) ${returning(collection)}`;
-  const [row] = await run<WrittenRow>(w.trx, sql, names.map((n) => columns[n]));
-  const key = keyFromRow(row.pk);
+  const table = `${ident(collection.collection)} as _row`;
+  if (names.length === 0) return { sql: `insert into ${table} default values`, params: [] };
+  return {
+    sql: `insert into ${table} (${names.map(ident).join(', ')}) values (${names.map((_, i) => `$${i + 1}`).join(', ')})`,
+    params: names.map((n) => columns[n]),
+  };
+}
 
+export async function insertPrepared(w: WriteContext, collection: CollectionOverview, prepared: PreparedPayload, depth: number): Promise<PrimaryKey> {
+  track(w, 1);
+  const mark = w.activity.mark();
+  await writeToOne(w, prepared, depth);
+  const insert = insertSql(collection, prepared.columns);
+  const [row] = await run<WrittenRow>(w.trx, `${insert.sql} ${returning(collection)}`, insert.params);
+  const key = keyFromRow(row.pk);
   for (const toMany of prepared.toMany) await writeToMany(w, key, toMany, depth, true);
-  w.activity.record(collection, 'create', [{ key, snapshot: row.snap ?? null }], columns, mark);
+  w.activity.record(collection, 'create', [{ key, snapshot: row.snap ?? null }], prepared.columns, mark);
   return key;
+}
+
+export async function createOne(w: WriteContext, collection: CollectionOverview, payload: unknown, depth: number): Promise<PrimaryKey> {
+  checkDepth(w, depth);
+  return insertPrepared(w, collection, await validateCreate(w, collection, payload), depth);
 }

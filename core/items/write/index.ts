@@ -2,17 +2,20 @@
  * transaction (or joins the one `ctx.db` already is), nested writes and activity included, and
  * returns primary keys. Keys and payloads are unchecked input: they are validated here. */
 import type { ServiceContext } from '../../context.ts';
-import { InvalidPayloadError } from '../../errors.ts';
+import { ident } from '../../db/database.ts';
+import { ForbiddenError, InvalidPayloadError } from '../../errors.ts';
 import type { Query } from '../../query/types.ts';
+import type { CollectionOverview } from '../../schema/types.ts';
 import { selectKeys } from '../select-keys.ts';
-import { batchLimitError, runWrite, writableCollection } from './context.ts';
-import { createOne } from './create.ts';
+import { batchLimitError, runWrite, validation, writableCollection } from './context.ts';
+import { createOne, insertPrepared, insertSql, validateCreate } from './create.ts';
 import { deleteMany } from './delete.ts';
-import { parseKey, parseKeyList, primaryField, keyOf, unique } from './keys.ts';
+import { isFlat, writeWithActivity } from './fast.ts';
+import { keyArrayCast, keyOf, parseKey, parseKeyList, primaryField, unique } from './keys.ts';
 import { isPlainObject } from './payload.ts';
 import { upsertSingletonRow } from './singleton.ts';
 import type { PrimaryKey, WriteOptions } from './types.ts';
-import { updateMany } from './update.ts';
+import { updateMany, updatePrepared, updateSql, validateUpdate } from './update.ts';
 
 export type { PrimaryKey, WriteOptions } from './types.ts';
 
@@ -24,13 +27,19 @@ function checkBatch(ctx: ServiceContext, items: unknown): unknown[] {
 
 export async function createItem(ctx: ServiceContext, collection: string, payload: unknown, opts: WriteOptions = {}): Promise<PrimaryKey> {
   const c = writableCollection(ctx, collection);
-  return runWrite(ctx, collection, 'create', opts, (w) => createOne(w, c, payload, 0));
+  const v = await validation(ctx, collection, 'create');
+  const prepared = await validateCreate(v, c, payload);
+  if (isFlat(prepared)) {
+    const [key] = await writeWithActivity(ctx, c, 'create', insertSql(c, prepared.columns), prepared.columns, opts.version ?? null);
+    return key;
+  }
+  return runWrite(ctx, v, opts, (w) => insertPrepared(w, c, prepared, 0));
 }
 
 export async function createItems(ctx: ServiceContext, collection: string, payloads: unknown[], opts: WriteOptions = {}): Promise<PrimaryKey[]> {
   const c = writableCollection(ctx, collection);
   const items = checkBatch(ctx, payloads);
-  return runWrite(ctx, collection, 'create', opts, async (w) => {
+  return runWrite(ctx, await validation(ctx, collection, 'create'), opts, async (w) => {
     const keys: PrimaryKey[] = [];
     for (const item of items) keys.push(await createOne(w, c, item, 0));
     return keys;
@@ -40,14 +49,22 @@ export async function createItems(ctx: ServiceContext, collection: string, paylo
 export async function updateItem(ctx: ServiceContext, collection: string, key: unknown, data: unknown, opts: WriteOptions = {}): Promise<PrimaryKey> {
   const c = writableCollection(ctx, collection);
   const k = parseKey(c, key);
-  return runWrite(ctx, collection, 'update', opts, async (w) => (await updateMany(w, c, [k], data, 0))[0]);
+  const v = await validation(ctx, collection, 'update');
+  const prepared = await validateUpdate(v, c, [k], data);
+  const update = isFlat(prepared) ? updateSql(c, prepared.columns, [k]) : null;
+  if (update) {
+    const written = await writeWithActivity(ctx, c, 'update', update, prepared.columns, opts.version ?? null);
+    if (written.length === 0) throw new ForbiddenError();
+    return k;
+  }
+  return runWrite(ctx, v, opts, async (w) => (await updatePrepared(w, c, [k], prepared, 0))[0]);
 }
 
 /** The same data applied to every key (PATCH /items/{c} with `{keys, data}`). */
 export async function updateItems(ctx: ServiceContext, collection: string, keys: unknown, data: unknown, opts: WriteOptions = {}): Promise<PrimaryKey[]> {
   const c = writableCollection(ctx, collection);
   const list = parseKeyList(c, keys, ctx.config.maxBatchMutation);
-  return runWrite(ctx, collection, 'update', opts, (w) => updateMany(w, c, list, data, 0));
+  return runWrite(ctx, await validation(ctx, collection, 'update'), opts, (w) => updateMany(w, c, list, data, 0));
 }
 
 /** An array of objects, each carrying its own primary key (PATCH /items/{c} with an array). */
@@ -62,7 +79,7 @@ export async function updateBatch(ctx: ServiceContext, collection: string, items
     const { [pk.field]: _omitted, ...data } = item;
     return { key: parseKey(c, raw), data };
   });
-  return runWrite(ctx, collection, 'update', opts, async (w) => {
+  return runWrite(ctx, await validation(ctx, collection, 'update'), opts, async (w) => {
     const keys: PrimaryKey[] = [];
     for (const { key, data } of work) keys.push(...await updateMany(w, c, [key], data, 0));
     return keys;
@@ -74,8 +91,8 @@ export async function updateBatch(ctx: ServiceContext, collection: string, items
 export async function updateByQuery(ctx: ServiceContext, collection: string, query: Query, data: unknown, opts: WriteOptions = {}): Promise<PrimaryKey[]> {
   const c = writableCollection(ctx, collection);
   if (!isPlainObject(data)) throw new InvalidPayloadError('Invalid payload. "data" must be an object.');
-  return runWrite(ctx, collection, 'update', opts, async (w) => {
-    const keys = await keysByQuery(w.service, c.collection, query);
+  return runWrite(ctx, await validation(ctx, collection, 'update'), opts, async (w) => {
+    const keys = await keysByQuery(w.service, c, query);
     return updateMany(w, c, keys, data, 0);
   });
 }
@@ -83,31 +100,36 @@ export async function updateByQuery(ctx: ServiceContext, collection: string, que
 export async function deleteItem(ctx: ServiceContext, collection: string, key: unknown, opts: WriteOptions = {}): Promise<void> {
   const c = writableCollection(ctx, collection);
   const k = parseKey(c, key);
-  await runWrite(ctx, collection, 'delete', opts, (w) => deleteMany(w, c, [k]));
+  await validation(ctx, collection, 'delete');
+  const pk = primaryField(c);
+  const written = await writeWithActivity(ctx, c, 'delete', {
+    sql: `delete from ${ident(c.collection)} as _row where _row.${ident(pk.field)} = any($1${keyArrayCast(pk)})`, params: [[k]],
+  }, null, opts.version ?? null);
+  if (written.length === 0) throw new ForbiddenError();
 }
 
 export async function deleteItems(ctx: ServiceContext, collection: string, keys: unknown, opts: WriteOptions = {}): Promise<PrimaryKey[]> {
   const c = writableCollection(ctx, collection);
   const list = parseKeyList(c, keys, ctx.config.maxBatchMutation);
-  return runWrite(ctx, collection, 'delete', opts, (w) => deleteMany(w, c, list));
+  return runWrite(ctx, await validation(ctx, collection, 'delete'), opts, (w) => deleteMany(w, c, list));
 }
 
 export async function deleteByQuery(ctx: ServiceContext, collection: string, query: Query, opts: WriteOptions = {}): Promise<PrimaryKey[]> {
   const c = writableCollection(ctx, collection);
-  return runWrite(ctx, collection, 'delete', opts, async (w) => deleteMany(w, c, await keysByQuery(w.service, c.collection, query)));
+  return runWrite(ctx, await validation(ctx, collection, 'delete'), opts, async (w) => deleteMany(w, c, await keysByQuery(w.service, c, query)));
 }
 
 /** Updates the singleton's row, creating it when there is none. */
 export async function upsertSingleton(ctx: ServiceContext, collection: string, data: unknown, opts: WriteOptions = {}): Promise<PrimaryKey> {
   const c = writableCollection(ctx, collection);
   if (!isPlainObject(data)) throw new InvalidPayloadError('Invalid payload. Body must be an object.');
-  return runWrite(ctx, collection, null, opts, (w) => upsertSingletonRow(w, c, data));
+  return runWrite(ctx, await validation(ctx, collection, null), opts, (w) => upsertSingletonRow(w, c, data));
 }
 
-async function keysByQuery(ctx: ServiceContext, collection: string, query: Query): Promise<PrimaryKey[]> {
-  const c = writableCollection(ctx, collection);
+async function keysByQuery(ctx: ServiceContext, c: CollectionOverview, query: Query): Promise<PrimaryKey[]> {
   const pk = primaryField(c);
-  const keys = unique((await selectKeys(ctx, collection, query)).map((k) => keyOf(pk, typeof k === 'bigint' ? String(k) : k) ?? k));
+  const found = await selectKeys(ctx, c.collection, query);
+  const keys = unique(found.map((k) => keyOf(pk, typeof k === 'bigint' ? String(k) : k) ?? k));
   if (keys.length > ctx.config.maxBatchMutation) throw batchLimitError(ctx.config.maxBatchMutation);
   return keys;
 }

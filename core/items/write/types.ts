@@ -16,14 +16,18 @@ export interface WriteOptions {
   version?: string;
 }
 
-/** Everything one write operation carries through its nested writes, inside one transaction. */
-export interface WriteContext {
-  readonly trx: Transaction<any>;
-  /** The caller's ServiceContext with db = trx (for services such as selectKeys). */
-  readonly service: ServiceContext;
+/** What payload validation needs: no database. */
+export interface ValidationContext {
   readonly schema: SchemaOverview;
   readonly accountability: Accountability;
   readonly permissions: PermissionSet;
+}
+
+/** Everything one write operation carries through its nested writes, inside one transaction. */
+export interface WriteContext extends ValidationContext {
+  readonly trx: Transaction<any>;
+  /** The caller's ServiceContext with db = trx (for services such as selectKeys). */
+  readonly service: ServiceContext;
   readonly activity: ActivityLog;
   readonly maxMutations: number;
   readonly maxDepth: number;

@@ -5,35 +5,44 @@ import type { CollectionOverview } from '../../schema/types.ts';
 import { checkDepth, permit, track } from './context.ts';
 import { keyArrayCast, primaryField } from './keys.ts';
 import { writeToMany, writeToOne } from './nested.ts';
-import { checkFieldAccess, isPlainObject, preparePayload } from './payload.ts';
+import { checkFieldAccess, isPlainObject, preparePayload, type PreparedPayload } from './payload.ts';
 import { keyFromRow, returning, type WrittenRow } from './sql.ts';
-import type { PrimaryKey, WriteContext } from './types.ts';
+import type { Payload, PrimaryKey, ValidationContext, WriteContext } from './types.ts';
+
+/** Permission (action, fields) and payload checks of an update of `keys`; no database work. */
+export async function validateUpdate(v: ValidationContext, collection: CollectionOverview, keys: PrimaryKey[], payload: unknown): Promise<PreparedPayload> {
+  if (!isPlainObject(payload)) throw new InvalidPayloadError('Invalid payload. Update data must be an object.');
+  const name = collection.collection;
+  const permission = permit(v, name, 'update');
+  checkFieldAccess(name, payload, permission.fields);
+  return preparePayload(v.schema, collection, payload, 'update', keys);
+}
+
+/** `update <table> as _row set ... where <pk> = any($n)` without a returning clause (null without columns). */
+export function updateSql(collection: CollectionOverview, columns: Payload, keys: PrimaryKey[]): { sql: string; params: unknown[] } | null {
+  const names = Object.keys(columns);
+  if (names.length === 0) return null;
+  const pk = primaryField(collection);
+  return {
+    sql: `update ${ident(collection.collection)} as _row set ${names.map((c, i) => `${ident(c)} = $${i + 1}`).join(', ')}
+      where _row.${ident(pk.field)} = any($${names.length + 1}${keyArrayCast(pk)})`,
+    params: [...names.map((c) => columns[c]), keys],
+  };
+}
 
 /** keys must be unique and already checked against the key type (keys.ts). */
-export async function updateMany(
-  w: WriteContext, collection: CollectionOverview, keys: PrimaryKey[], payload: unknown, depth: number,
+export async function updatePrepared(
+  w: WriteContext, collection: CollectionOverview, keys: PrimaryKey[], prepared: PreparedPayload, depth: number,
 ): Promise<PrimaryKey[]> {
-  if (!isPlainObject(payload)) throw new InvalidPayloadError('Invalid payload. Update data must be an object.');
-  if (keys.length === 0) return [];
-  checkDepth(w, depth);
-  const name = collection.collection;
-  const permission = permit(w, name, 'update');
-  checkFieldAccess(name, payload, permission.fields);
-  const prepared = await preparePayload(w.schema, collection, payload, 'update', keys);
   track(w, keys.length);
   const mark = w.activity.mark();
   await writeToOne(w, prepared, depth);
-
-  const columns = prepared.columns;
-  const names = Object.keys(columns);
+  const update = updateSql(collection, prepared.columns, keys);
   const pk = primaryField(collection);
-  const n = names.length;
-  const where = `_row.${ident(pk.field)} = any($${n + 1}${keyArrayCast(pk)})`;
-  const sql = n > 0
-    ? `update ${ident(name)} as _row set ${names.map((c, i) => `${ident(c)} = $${i + 1}`).join(', ')} where ${where} ${returning(collection)}`
-    : `select _row.${ident(pk.field)} as pk${collection.accountability === 'all' ? ', row_to_json(_row.*)::text as snap' : ''}
-       from ${ident(name)} as _row where ${where} for update`;
-  const rows = await run<WrittenRow>(w.trx, sql, [...names.map((c) => columns[c]), keys]);
+  const rows = await run<WrittenRow>(w.trx, update ? `${update.sql} ${returning(collection)}` : `
+    select _row.${ident(pk.field)} as pk${collection.accountability === 'all' ? ', row_to_json(_row.*)::text as snap' : ''}
+    from ${ident(collection.collection)} as _row where _row.${ident(pk.field)} = any($1${keyArrayCast(pk)}) for update`,
+  update ? update.params : [keys]);
   // Directus answers a missing item like a forbidden one, so existence is not leaked.
   if (rows.length !== keys.length) throw new ForbiddenError();
 
@@ -42,6 +51,17 @@ export async function updateMany(
       for (const toMany of prepared.toMany) await writeToMany(w, key, toMany, depth, false);
     }
   }
-  w.activity.record(collection, 'update', rows.map((r) => ({ key: keyFromRow(r.pk), snapshot: r.snap ?? null })), columns, mark);
+  w.activity.record(collection, 'update', rows.map((r) => ({ key: keyFromRow(r.pk), snapshot: r.snap ?? null })), prepared.columns, mark);
   return keys;
+}
+
+export async function updateMany(
+  w: WriteContext, collection: CollectionOverview, keys: PrimaryKey[], payload: unknown, depth: number,
+): Promise<PrimaryKey[]> {
+  if (keys.length === 0) {
+    if (!isPlainObject(payload)) throw new InvalidPayloadError('Invalid payload. Update data must be an object.');
+    return [];
+  }
+  checkDepth(w, depth);
+  return updatePrepared(w, collection, keys, await validateUpdate(w, collection, keys, payload), depth);
 }
