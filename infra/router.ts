@@ -1,11 +1,14 @@
 /** The public entry: one CloudFront distribution (SST Router). Everything goes to the API Gateway, except
- * - /assets/* and /tus/* -> the container (assets are cached at the edge per the container's Cache-Control,
+ * - /assets and /tus -> the container (assets are cached at the edge per the container's Cache-Control,
  *   ASSETS_CACHE_TTL);
  * - multipart POST /files and PATCH /files/{id} -> the container (Lambda request bodies stop at 6 MB).
- * CloudFront routes by path only, so a viewer-request snippet moves multipart uploads under /_container, a
- * route whose rewrite strips that prefix again before the request reaches the container. */
+ * CloudFront routes by path, not by method or content type, so the router's viewer-request snippet (which runs
+ * before the routing code) moves multipart uploads under /_container, a route whose rewrite strips that prefix
+ * again before the request reaches the container. Verify on the first deploy that the SST version in use runs
+ * the Router-level injection before routing; if not, route /files to the container and let it forward JSON
+ * requests, or use an ALB rule on Content-Type. */
 
-/** CloudFront Functions JavaScript, run before the Router's own path matching. */
+/** CloudFront Functions JavaScript; sees `event`. Kept ES5 so any CloudFront Functions runtime accepts it. */
 export const MULTIPART_TO_CONTAINER = `
 var r = event.request;
 var ct = r.headers['content-type'] ? r.headers['content-type'].value.toLowerCase() : '';
@@ -17,14 +20,12 @@ if (ct.indexOf('multipart/form-data') === 0 &&
 `;
 
 export function createRouter(apiUrl: $util.Input<string>, containerUrl: $util.Input<string>) {
-  return new sst.aws.Router('Router', {
-    routes: {
-      '/*': apiUrl,
-      '/assets/*': { url: containerUrl },
-      '/tus': { url: containerUrl },
-      '/tus/*': { url: containerUrl },
-      '/_container/*': { url: containerUrl, rewrite: { regex: '^/_container/(.*)$', to: '/$1' } },
-    },
+  const router = new sst.aws.Router('Router', {
     edge: { viewerRequest: { injection: MULTIPART_TO_CONTAINER } },
   });
+  router.route('/', apiUrl);
+  router.route('/assets', containerUrl);
+  router.route('/tus', containerUrl, { readTimeout: '60 seconds' });
+  router.route('/_container', containerUrl, { rewrite: { regex: '^/_container/(.*)$', to: '/$1' }, readTimeout: '60 seconds' });
+  return router;
 }

@@ -116,7 +116,7 @@ declare namespace sst {
       /** Node type without the `cache.` prefix, e.g. "t4g.micro". */
       instance?: Input<string>;
       /** `false` disables cluster mode (one primary; a plain ioredis client works). */
-      cluster?: Input<false | { nodes: Input<number> }>;
+      cluster?: Input<boolean | { nodes: Input<number> }>;
     }
     class Redis implements Linkable {
       constructor(name: string, args: RedisArgs);
@@ -267,19 +267,17 @@ declare namespace sst {
     }
 
     interface RouterUrlRouteArgs {
-      url: Input<string>;
       /** Rewrites the path before it reaches the origin: `regex` over the path, replaced by `to`. */
       rewrite?: Input<{ regex: Input<string>; to: Input<string> }>;
-      /** A CloudFront cache policy id for this route. */
-      cachePolicy?: Input<string>;
       readTimeout?: Input<string>;
       keepAliveTimeout?: Input<string>;
+      connectionTimeout?: Input<string>;
+      connectionAttempts?: Input<number>;
     }
     interface RouterArgs {
-      /** Path pattern -> origin. The longest matching pattern wins. */
-      routes?: Input<Record<string, Input<string | RouterUrlRouteArgs>>>;
       domain?: Input<string | { name: Input<string>; aliases?: Input<string[]> }>;
-      /** Code run in the CloudFront viewer-request function before routing (it sees `event`). */
+      /** CloudFront Functions code of the router's viewer-request function; the Router-level injection runs
+       * before the routing code, so it may change `event.request.uri` to steer a request to another route. */
       edge?: Input<{
         viewerRequest?: Input<{ injection: Input<string> }>;
         viewerResponse?: Input<{ injection: Input<string> }>;
@@ -289,6 +287,10 @@ declare namespace sst {
       constructor(name: string, args?: RouterArgs);
       readonly urn: Output<string>;
       readonly url: Output<string>;
+      /** `pattern` is a path prefix ("/api"), optionally with a host ("api.example.com/v1"); the longest
+       * matching prefix wins. */
+      route(pattern: Input<string>, url: Input<string>, args?: RouterUrlRouteArgs): void;
+      routeBucket(pattern: Input<string>, bucket: Bucket, args?: { rewrite?: Input<{ regex: Input<string>; to: Input<string> }> }): void;
     }
   }
 }

@@ -14,8 +14,9 @@ import { isServiceJwt, isVerifiedBefore, verifyAccessToken } from './tokens.ts';
 
 export interface RequestMeta { ip: string | null; userAgent: string | null; origin: string | null }
 
-export async function authenticate(services: Services, token: string | null, meta: RequestMeta): Promise<Accountability> {
-  const { version } = await services.schema.get();
+/** `version` is the schema version the request runs against (read once per request by the caller). */
+export async function authenticate(services: Services, token: string | null, meta: RequestMeta, version?: string): Promise<Accountability> {
+  version ??= (await services.schema.get()).version;
   if (!token) {
     const publicRole = await services.access.publicRole(version);
     return buildAccountability(await services.access.resolve(version, publicRole, null), null, meta);

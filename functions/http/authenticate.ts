@@ -24,10 +24,12 @@ export const authenticateRequest: MiddlewareHandler<AppEnv> = async (c, next) =>
     || c.req.query('access_token')
     || (c.req.header('cookie') ? getCookie(c, SESSION_TOKEN_COOKIE) : undefined)
     || null;
+  const schema = await services.schema.get();
+  c.set('schema', schema);
   c.set('accountability', await authenticate(services, token, {
     ip: clientIp(c),
     userAgent: c.req.header('user-agent') ?? null,
     origin: c.req.header('origin') ?? null,
-  }));
+  }, schema.version));
   await next();
 };

@@ -7,7 +7,7 @@ export async function serviceContext(c: Context<AppEnv>): Promise<ServiceContext
   const services = c.get('services');
   return {
     db: services.database.db,
-    schema: await services.schema.get(),
+    schema: c.get('schema') ?? await services.schema.get(),
     accountability: c.get('accountability'),
     config: services.config,
   };

@@ -2,7 +2,6 @@
 import { ident, run } from '../../db/database.ts';
 import type { CollectionOverview } from '../../schema/types.ts';
 import { createOne } from './create.ts';
-import { permit } from './context.ts';
 import { keyFromRow } from './sql.ts';
 import type { PrimaryKey, WriteContext } from './types.ts';
 import { updateMany } from './update.ts';
@@ -12,10 +11,7 @@ export async function upsertSingletonRow(w: WriteContext, collection: Collection
   await run(w.trx, 'select pg_advisory_xact_lock(hashtext($1))', [`singleton:${collection.collection}`]);
   const pk = ident(collection.primary!);
   const [row] = await run<{ pk: unknown }>(w.trx, `select ${pk} as pk from ${ident(collection.collection)} order by ${pk} limit 1`);
-  if (!row) {
-    permit(w, collection.collection, 'create');
-    return createOne(w, collection, payload, 0);
-  }
+  if (!row) return createOne(w, collection, payload, 0);
   const key = keyFromRow(row.pk);
   await updateMany(w, collection, [key], payload, 0);
   return key;
