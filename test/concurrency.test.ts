@@ -15,13 +15,16 @@ beforeAll(async () => {
 });
 afterAll(async () => { await t.close(); });
 
-type Kind = 'create' | 'fail' | 'update';
+type Kind = 'create' | 'fail' | 'update' | 'single' | 'single-fail';
 
 function plan(i: number): { kind: Kind; method: string; path: string; body: unknown } {
   const tag = `r${i}`;
   const authors = (emails: string[]) => emails.map((email, n) => ({
     name: `${tag}-a${n}`, email, posts: [{ title: `${tag}-a${n}-p0`, comments: [{ text: `${tag}-c` }] }, { title: `${tag}-a${n}-p1` }],
   }));
+  // Single flat creates take the one-statement path (no explicit transaction).
+  if (i % 10 === 4) return { kind: 'single', method: 'POST', path: '/items/authors', body: { name: `${tag}-single`, email: `${tag}@x.io` } };
+  if (i % 10 === 9) return { kind: 'single-fail', method: 'POST', path: '/items/authors', body: { name: `${tag}-single`, email: 'brian@example.com' } };
   if (i % 4 === 1) {
     // The third author collides with a seeded email after two authors and their posts were written.
     return { kind: 'fail', method: 'POST', path: '/items/authors', body: authors([`${tag}-0@x.io`, `${tag}-1@x.io`, 'ada@example.com']) };
@@ -41,9 +44,22 @@ describe('concurrent writes', () => {
 
     let created = 0;
     let updates = 0;
+    let singles = 0;
     for (const [i, r] of requests.entries()) {
       const res = results[i];
       const tag = `r${i}`;
+      if (r.kind === 'single-fail') {
+        expect(res.status, tag).toBe(409);
+        expect(await count('authors where name = $1', [`${tag}-single`])).toBe(0);
+        continue;
+      }
+      if (r.kind === 'single') {
+        expect(res.status, tag).toBe(200);
+        singles++;
+        expect((await q('select name from authors where id = $1', [res.body.data]))[0].name).toBe(`${tag}-single`);
+        expect(await count("svc_revisions where collection = 'authors' and item = $1", [String(res.body.data)])).toBe(1);
+        continue;
+      }
       if (r.kind === 'fail') {
         expect(res.status, tag).toBe(409);
         expect(res.body.errors.map((e: any) => e.extensions.code)).toEqual(['RECORD_NOT_UNIQUE']);
@@ -74,13 +90,12 @@ describe('concurrent writes', () => {
     }
 
     // Each successful create wrote 2 authors, 4 posts and 2 comments: 8 activity rows and 8 revisions.
-    expect(await count('authors')).toBe(before.authors + created * 2);
+    expect(await count('authors')).toBe(before.authors + created * 2 + singles);
     expect(await count('posts')).toBe(before.posts + created * 4);
     expect(await count('comments')).toBe(before.comments + created * 2);
-    expect(await count('svc_activity')).toBe(before.activity + created * 8 + updates);
-    expect(await count('svc_revisions')).toBe(before.revisions + created * 8 + updates);
-    expect(created).toBe(20);
-    expect(updates).toBe(10);
+    expect(await count('svc_activity')).toBe(before.activity + created * 8 + updates + singles);
+    expect(await count('svc_revisions')).toBe(before.revisions + created * 8 + updates + singles);
+    expect({ created, updates, singles }).toEqual({ created: 16, updates: 8, singles: 4 });
     // Every activity row's revision belongs to it.
     expect(await count('svc_revisions r join svc_activity a on a.id = r.activity where a.collection <> r.collection or a.item <> r.item')).toBe(0);
   });

@@ -347,3 +347,11 @@ describe('permissions on read', () => {
     expect(r.body.errors[0].extensions.code).toBe('FORBIDDEN');
   });
 });
+
+describe('prototype keys are not identifiers', () => {
+  it.each(['/items/constructor', '/items/__proto__', '/items/posts?fields=constructor', '/items/posts?filter[constructor][_eq]=1', '/items/posts?sort=__proto__', '/items/posts?aggregate[count]=toString'])('%s -> 4xx', async (url) => {
+    const r = await t.req('GET', url);
+    expect(r.status).toBeGreaterThanOrEqual(400);
+    expect(r.status).toBeLessThan(500);
+  });
+});

@@ -4,7 +4,7 @@ import { CollectionNotFoundError, ForbiddenError } from '../errors.ts';
 import type { CollectionOverview } from '../schema/types.ts';
 
 export function itemsCollection(ctx: ServiceContext, name: string): CollectionOverview {
-  const collection = ctx.schema.collections[name];
+  const collection = Object.hasOwn(ctx.schema.collections, name) ? ctx.schema.collections[name] : undefined;
   if (!collection || collection.folder || !collection.primary) throw new CollectionNotFoundError(name);
   if (collection.system && !ctx.accountability.admin) throw new ForbiddenError();
   return collection;

@@ -39,7 +39,7 @@ function canRead(perm: ResolvedPermission, field: string): boolean {
 }
 
 function getCollection(ctx: PlanContext, name: string): CollectionOverview {
-  const c = ctx.schema.collections[name];
+  const c = Object.hasOwn(ctx.schema.collections, name) ? ctx.schema.collections[name] : undefined;
   if (!c || c.folder || !c.primary) throw new InvalidQueryError(`Collection "${name}" does not exist.`);
   return c;
 }
@@ -73,7 +73,7 @@ export function planFilter(ctx: PlanContext, collection: CollectionOverview, fil
       continue;
     }
     const [name, scope] = key.split(':', 2);
-    const field = collection.fields[name];
+    const field = Object.hasOwn(collection.fields, name) ? collection.fields[name] : undefined;
     if (!field) throw new InvalidQueryError(`Invalid filter: field "${name}" does not exist in "${collection.collection}".`);
     if (!canRead(perm, name)) throw new ForbiddenError(`You don't have permission to filter on field "${name}".`);
     if (typeof value !== 'object' || value === null || Array.isArray(value)) {
@@ -158,7 +158,7 @@ function planSortTarget(ctx: PlanContext, collection: CollectionOverview, path: 
   let current = collection;
   for (let i = 0; i < parts.length; i++) {
     const perm = readPermission(ctx, current.collection);
-    const field = current.fields[parts[i]];
+    const field = Object.hasOwn(current.fields, parts[i]) ? current.fields[parts[i]] : undefined;
     if (!field) throw new InvalidQueryError(`Invalid sort: field "${parts[i]}" does not exist in "${current.collection}".`);
     if (!canRead(perm, field.field)) throw new ForbiddenError(`You don't have permission to sort on field "${parts[i]}".`);
     if (i === parts.length - 1) {
@@ -249,7 +249,7 @@ function planFields(ctx: PlanContext, collection: CollectionOverview, tree: Fiel
   for (const [key, sub] of tree) {
     if (key === '*') continue;
     const name = key.split(':')[0];
-    if (!collection.fields[name]) throw new InvalidQueryError(`Invalid field "${name}": it does not exist in "${collection.collection}".`);
+    if (!Object.hasOwn(collection.fields, name)) throw new InvalidQueryError(`Invalid field "${name}": it does not exist in "${collection.collection}".`);
     entries.set(key, mergeTrees(key.includes(':') ? null : entries.get(key) ?? null, sub));
   }
 
@@ -341,7 +341,7 @@ function planSelect(
 function planAggregate(ctx: PlanContext, collection: CollectionOverview, q: Query, permFilter: FilterNode | null, userFilter: FilterNode | null, search: SearchPlan | null): AggregatePlan {
   const perm = readPermission(ctx, collection.collection);
   const column = (name: string, what: string): FieldOverview => {
-    const f = collection.fields[name];
+    const f = Object.hasOwn(collection.fields, name) ? collection.fields[name] : undefined;
     if (!f || f.alias) throw new InvalidQueryError(`Invalid ${what}: field "${name}" does not exist in "${collection.collection}".`);
     if (!canRead(perm, name)) throw new ForbiddenError(`You don't have permission to access field "${name}".`);
     return f;

@@ -87,7 +87,11 @@ export function coerceValue(field: FieldOverview, value: unknown): unknown {
       return value;
     }
     case 'json':
-      return JSON.stringify(value);
+      try {
+        return JSON.stringify(value);
+      } catch {
+        throw new ValueError('is nested too deeply'); // RangeError: JSON.parse accepted more depth than the stack allows here
+      }
     case 'alias':
       throw new ValueError('is an alias and has no value');
   }
