@@ -341,6 +341,20 @@ describe('permissions on read', () => {
     expect(a.body.data).toEqual([{ count: 4 }]);
   });
 
+  it('resolves $CURRENT_ROLE, $CURRENT_ROLES and $CURRENT_POLICIES in permission filters', async () => {
+    const db = t.services.database.db;
+    await run(db, 'alter table tags add column role uuid, add column policy uuid');
+    const p = await createPrincipal(t.services, {
+      token: 'roles',
+      permissions: [{ collection: 'tags', action: 'read', permissions: { _or: [{ role: { _eq: '$CURRENT_ROLE' } }, { role: { _in: '$CURRENT_ROLES' } }, { policy: { _in: ['$CURRENT_POLICIES'] } }] } }],
+    });
+    await run(db, "update tags set role = $1 where id = 'news'", [p.role]);
+    await run(db, "update tags set policy = $1 where id = 'misc'", [p.policy]);
+    await t.services.schema.invalidate();
+    const r = await t.req('GET', '/items/tags?fields=id&sort=id', undefined, { token: 'roles' });
+    expect(r.body.data).toEqual([{ id: 'misc' }, { id: 'news' }]);
+  });
+
   it('treats anonymous callers as the Public role (no permissions -> 403)', async () => {
     const r = await t.req('GET', '/items/posts', undefined, { token: null });
     expect(r.status).toBe(403);
