@@ -5,8 +5,12 @@ import type { AppEnv } from './env.ts';
 
 export async function readText(c: Context<AppEnv>): Promise<string> {
   const limit = c.get('services').config.maxPayloadSize;
-  const declared = Number(c.req.header('content-length') ?? 'NaN');
+  const length = c.req.header('content-length');
+  const declared = length === undefined ? NaN : Number(length);
   if (declared > limit) throw new ContentTooLargeError();
+  // A declared length is enforced by the HTTP parser, so the body can be read whole; this takes
+  // @hono/node-server's fast path (no web stream / Request object per request).
+  if (Number.isInteger(declared)) return declared === 0 ? '' : c.req.raw.text();
   const body = c.req.raw.body;
   if (!body) return '';
   const reader = body.getReader();
