@@ -6,6 +6,10 @@ import { CompiledQuery, Kysely, type Transaction } from 'kysely';
 import { PgliteDialect } from './pglite-driver.ts';
 import { PgDialect, createPool } from './pg-driver.ts';
 
+/** Prefix for statement text whose shape repeats (hot reads and writes): run as a named prepared statement
+ * on a Postgres server, so it is parsed and planned once per connection. */
+export { PREPARE_MARK } from './pg-driver.ts';
+
 export type Executor = Kysely<any> | Transaction<any>;
 
 export interface Database {

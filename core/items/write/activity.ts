@@ -2,7 +2,7 @@
  * included, is recorded in memory while the write runs and flushed by one statement before commit. */
 import type { Transaction } from 'kysely';
 import type { Accountability } from '../../access/accountability.ts';
-import { run } from '../../db/database.ts';
+import { PREPARE_MARK, run } from '../../db/database.ts';
 import type { CollectionOverview } from '../../schema/types.ts';
 import type { Payload, PrimaryKey } from './types.ts';
 
@@ -91,7 +91,7 @@ where c.rid is not null`;
 
 export async function flushActivity(trx: Transaction<any>, log: ActivityLog, accountability: Accountability, version: string | null): Promise<void> {
   if (log.size === 0) return;
-  await run(trx, FLUSH_SQL, [
+  await run(trx, PREPARE_MARK + FLUSH_SQL, [
     log.toJson(), accountability.user, accountability.ip?.slice(0, 50) ?? null, accountability.userAgent,
     accountability.origin?.slice(0, 255) ?? null, version,
   ]);

@@ -2,7 +2,7 @@
  * and its revision chained through data-modifying CTEs. One statement is atomic on its own, so this
  * needs no explicit transaction (saves BEGIN, the activity flush and COMMIT round trips). */
 import type { ServiceContext } from '../../context.ts';
-import { ident, run } from '../../db/database.ts';
+import { ident, PREPARE_MARK, run } from '../../db/database.ts';
 import type { CollectionOverview } from '../../schema/types.ts';
 import type { ActivityAction } from './activity.ts';
 import type { PreparedPayload } from './payload.ts';
@@ -37,6 +37,6 @@ export async function writeWithActivity(
     }
     sql += ` select _w.${pk} as pk from _w`;
   }
-  const rows = await run<{ pk: unknown }>(ctx.db, sql, params);
+  const rows = await run<{ pk: unknown }>(ctx.db, PREPARE_MARK + sql, params);
   return rows.map((r) => keyFromRow(r.pk));
 }
