@@ -29,10 +29,6 @@ export interface Config {
   queryLimitMax: number;
   maxBatchMutation: number;
   maxRelationalDepth: number;
-  filesMaxUploadSize: number;
-  storageLocalRoot: string;
-  assetsCacheTtlMs: number;
-  userInviteTokenTtlMs: number;
 }
 
 type Env = Record<string, string | undefined>;
@@ -103,9 +99,5 @@ export function loadConfig(env: Env = process.env): Config {
     queryLimitMax: int(env, 'QUERY_LIMIT_MAX', -1),
     maxBatchMutation: int(env, 'MAX_BATCH_MUTATION', 10_000),
     maxRelationalDepth: int(env, 'MAX_RELATIONAL_DEPTH', 10),
-    filesMaxUploadSize: parseBytes(str(env, 'FILES_MAX_UPLOAD_SIZE', '10mb')),
-    storageLocalRoot: str(env, 'STORAGE_LOCAL_ROOT', './uploads'),
-    assetsCacheTtlMs: parseDuration(str(env, 'ASSETS_CACHE_TTL', '30m')),
-    userInviteTokenTtlMs: parseDuration(str(env, 'USER_INVITE_TOKEN_TTL', '7d')),
   };
 }
