@@ -6,6 +6,7 @@ import {
   CompiledQuery, PostgresAdapter, PostgresIntrospector, PostgresQueryCompiler,
   type DatabaseConnection, type Dialect, type Driver, type Kysely, type QueryResult,
 } from 'kysely';
+import { SqlTransactions } from './sql-transactions.ts';
 
 export const PREPARE_MARK = '/*p*/';
 const MAX_NAMED = 2000;
@@ -43,20 +44,14 @@ class PgConnection implements DatabaseConnection {
   }
 }
 
-class PgDriver implements Driver {
-  constructor(private readonly pool: pg.Pool) {}
+class PgDriver extends SqlTransactions implements Driver {
+  constructor(private readonly pool: pg.Pool) {
+    super();
+  }
+
   async init(): Promise<void> {}
   async acquireConnection(): Promise<DatabaseConnection> {
     return new PgConnection(await this.pool.connect());
-  }
-  async beginTransaction(conn: DatabaseConnection): Promise<void> {
-    await conn.executeQuery(CompiledQuery.raw('begin'));
-  }
-  async commitTransaction(conn: DatabaseConnection): Promise<void> {
-    await conn.executeQuery(CompiledQuery.raw('commit'));
-  }
-  async rollbackTransaction(conn: DatabaseConnection): Promise<void> {
-    await conn.executeQuery(CompiledQuery.raw('rollback'));
   }
   async releaseConnection(conn: DatabaseConnection): Promise<void> {
     (conn as PgConnection).client.release();

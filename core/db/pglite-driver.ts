@@ -6,6 +6,7 @@ import {
   type DatabaseConnection, type Dialect, type Driver, type Kysely, type QueryResult,
 } from 'kysely';
 import { Mutex } from './mutex.ts';
+import { SqlTransactions } from './sql-transactions.ts';
 
 class PgliteConnection implements DatabaseConnection {
   constructor(private readonly pg: PGlite) {}
@@ -29,11 +30,12 @@ class PgliteConnection implements DatabaseConnection {
   }
 }
 
-class PgliteDriver implements Driver {
+class PgliteDriver extends SqlTransactions implements Driver {
   readonly #mutex = new Mutex();
   readonly #connection: PgliteConnection;
 
   constructor(private readonly pg: PGlite) {
+    super();
     this.#connection = new PgliteConnection(pg);
   }
 
@@ -46,17 +48,6 @@ class PgliteDriver implements Driver {
     return this.#connection;
   }
 
-  async beginTransaction(conn: DatabaseConnection): Promise<void> {
-    await conn.executeQuery(CompiledQuery.raw('begin'));
-  }
-
-  async commitTransaction(conn: DatabaseConnection): Promise<void> {
-    await conn.executeQuery(CompiledQuery.raw('commit'));
-  }
-
-  async rollbackTransaction(conn: DatabaseConnection): Promise<void> {
-    await conn.executeQuery(CompiledQuery.raw('rollback'));
-  }
 
   async releaseConnection(): Promise<void> {
     this.#mutex.release();
