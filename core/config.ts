@@ -1,5 +1,6 @@
 /** Every environment variable the service reads, parsed and typed once. */
 import { randomBytes } from 'node:crypto';
+import { parseRateLimitConfig, parseTrustProxy, type RateLimitConfig, type TrustProxy } from './ratelimit/config.ts';
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 
@@ -29,6 +30,23 @@ export interface Config {
   queryLimitMax: number;
   maxBatchMutation: number;
   maxRelationalDepth: number;
+  /** RATE_LIMITER_* (SPEC.md > Limits). */
+  rateLimiter: RateLimitConfig;
+  /** TRUST_PROXY: which proxies' X-Forwarded-For decides the client IP. */
+  trustProxy: TrustProxy;
+  emailFrom: string;
+  emailTransport: 'smtp' | 'sendmail';
+  emailSmtpHost: string;
+  emailSmtpPort: number;
+  emailSmtpUser: string | null;
+  emailSmtpPassword: string | null;
+  emailSmtpSecure: boolean;
+  userInviteTokenTtlMs: number;
+  passwordResetTokenTtlMs: number;
+  /** Links a client may ask invitation, reset and verification mails to point at (besides PUBLIC_URL's). */
+  userInviteUrlAllowList: string[];
+  passwordResetUrlAllowList: string[];
+  userRegisterUrlAllowList: string[];
 }
 
 type Env = Record<string, string | undefined>;
@@ -67,6 +85,15 @@ function opt(env: Env, name: string): string | null {
   return raw === undefined || raw === '' ? null : raw;
 }
 
+function csvList(env: Env, name: string): string[] {
+  return (env[name] ?? '').split(',').map((v) => v.trim()).filter(Boolean);
+}
+
+function emailTransport(value: string): 'smtp' | 'sendmail' {
+  if (value !== 'smtp' && value !== 'sendmail') throw new Error(`EMAIL_TRANSPORT must be smtp or sendmail, got "${value}"`);
+  return value;
+}
+
 const LOG_LEVELS: LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
 export function loadConfig(env: Env = process.env): Config {
@@ -99,5 +126,19 @@ export function loadConfig(env: Env = process.env): Config {
     queryLimitMax: int(env, 'QUERY_LIMIT_MAX', -1),
     maxBatchMutation: int(env, 'MAX_BATCH_MUTATION', 10_000),
     maxRelationalDepth: int(env, 'MAX_RELATIONAL_DEPTH', 10),
+    rateLimiter: parseRateLimitConfig(env),
+    trustProxy: parseTrustProxy(env.TRUST_PROXY),
+    emailFrom: str(env, 'EMAIL_FROM', 'no-reply@example.com'),
+    emailTransport: emailTransport(str(env, 'EMAIL_TRANSPORT', 'smtp')),
+    emailSmtpHost: str(env, 'EMAIL_SMTP_HOST', 'localhost'),
+    emailSmtpPort: int(env, 'EMAIL_SMTP_PORT', 587),
+    emailSmtpUser: opt(env, 'EMAIL_SMTP_USER'),
+    emailSmtpPassword: opt(env, 'EMAIL_SMTP_PASSWORD'),
+    emailSmtpSecure: str(env, 'EMAIL_SMTP_SECURE', 'false') === 'true',
+    userInviteTokenTtlMs: parseDuration(str(env, 'USER_INVITE_TOKEN_TTL', '7d')),
+    passwordResetTokenTtlMs: parseDuration(str(env, 'PASSWORD_RESET_TOKEN_TTL', '1d')),
+    userInviteUrlAllowList: csvList(env, 'USER_INVITE_URL_ALLOW_LIST'),
+    passwordResetUrlAllowList: csvList(env, 'PASSWORD_RESET_URL_ALLOW_LIST'),
+    userRegisterUrlAllowList: csvList(env, 'USER_REGISTER_URL_ALLOW_LIST'),
   };
 }

@@ -10,6 +10,9 @@ export interface ServiceContext {
   schema: SchemaOverview;
   accountability: Accountability;
   config: Config;
+  /** Set by the dedicated system-collection endpoints (/notifications, /settings...): svc_ collections are
+   * then reachable for non-admins under their permissions, while /items/svc_* stays admin-only. */
+  system?: boolean;
 }
 
 export function withExecutor(ctx: ServiceContext, db: Executor): ServiceContext {

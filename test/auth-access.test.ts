@@ -48,7 +48,7 @@ describe('accountability', () => {
     const [{ policy: publicPolicy }] = await sql('select policy from svc_access where role = $1', [public_role]) as { policy: string }[];
     const acc = await authenticate(t.services, null, meta());
     expect(acc).toEqual({
-      user: null, role: public_role, roles: [public_role], policies: [publicPolicy], admin: false, app: false,
+      user: null, role: public_role, roles: [public_role], policies: [publicPolicy], admin: false, app: false, serviceAccount: false,
       ip: '203.0.113.9', userAgent: 'ua', origin: 'https://o.example',
     });
   });

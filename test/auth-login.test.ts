@@ -10,13 +10,14 @@ let t: TestApp;
 let adminId: string;
 let adminRole: string;
 
-async function addUser(fields: { status?: string; tfa_secret?: string | null; password?: string | null; provider?: string } = {}) {
+async function addUser(fields: { status?: string; tfa_secret?: string | null; tfa_enabled?: boolean; password?: string | null; provider?: string } = {}) {
   const id = randomUUID();
   const email = `u-${id.slice(0, 8)}@example.com`;
   const password = fields.password === undefined ? 'user-password-1' : fields.password;
-  await run(t.services.database.db, `insert into svc_users (id, email, password, role, status, tfa_secret, provider)
-    values ($1, $2, $3, $4, $5, $6, $7)`,
-  [id, email, password === null ? null : await hashPassword(password), adminRole, fields.status ?? 'active', fields.tfa_secret ?? null, fields.provider ?? 'default']);
+  await run(t.services.database.db, `insert into svc_users (id, email, password, role, status, tfa_secret, tfa_enabled, provider)
+    values ($1, $2, $3, $4, $5, $6, $7, $8)`,
+  [id, email, password === null ? null : await hashPassword(password), adminRole, fields.status ?? 'active', fields.tfa_secret ?? null,
+    fields.tfa_enabled ?? Boolean(fields.tfa_secret), fields.provider ?? 'default']);
   return { id, email, password: password ?? '' };
 }
 
@@ -140,6 +141,13 @@ describe('POST /auth/login', () => {
     expect(ok.status).toBe(200);
     // A wrong password is still a credentials error, whatever the otp.
     expect(code(await login({ email: u.email, password: 'wrong-password', otp: current }))).toBe('INVALID_CREDENTIALS');
+  });
+
+  it('does not ask for a code while the TFA secret awaits its first confirmation (tfa_enabled false)', async () => {
+    const u = await addUser({ tfa_secret: generateSecret(), tfa_enabled: false });
+    const res = await login({ email: u.email, password: u.password });
+    expect(res.status).toBe(200);
+    expect(Object.keys(res.body.data).sort()).toEqual(['access_token', 'expires', 'refresh_token']);
   });
 
   it('mode cookie: refresh token in an httpOnly cookie, not in the body', async () => {

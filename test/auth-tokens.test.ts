@@ -66,6 +66,23 @@ describe('access tokens (core/auth/tokens.ts)', () => {
     await expect(verifyAccessToken(token, SECRET)).rejects.toMatchObject({ code: 'TOKEN_EXPIRED' });
   });
 
+  it('rejects malformed share claims (no scope, an id beside the share, a non-string share)', async () => {
+    const sign = (c: Record<string, unknown>) => new SignJWT(c).setProtectedHeader({ alg: 'HS256' }).setIssuer('svc')
+      .setExpirationTime('1h').sign(new TextEncoder().encode(SECRET));
+    const scope = { collection: 'posts', item: '1' };
+    for (const c of [
+      { share: randomUUID(), role: null },
+      { share: randomUUID(), share_scope: { collection: 'posts' }, role: null },
+      { share: randomUUID(), share_scope: scope, id: adminId, role: null },
+      { share: 42, share_scope: scope, role: null },
+    ]) {
+      await expect(verifyAccessToken(await sign(c), SECRET)).rejects.toMatchObject({ code: 'INVALID_TOKEN' });
+    }
+    const ok = await verifyAccessToken(await sign({ share: 'abc', share_scope: scope, role: null, admin_access: true, app_access: true }), SECRET);
+    // A share never gets admin or app access from its claims.
+    expect(ok).toEqual({ id: null, role: null, app_access: false, admin_access: false, share: 'abc', share_scope: scope });
+  });
+
   it('rejects payloads without a string id', async () => {
     const token = await new SignJWT({ id: 42 }).setProtectedHeader({ alg: 'HS256' }).setIssuer('svc').setExpirationTime('1h')
       .sign(new TextEncoder().encode(SECRET));

@@ -9,6 +9,12 @@ export interface Accountability {
   policies: string[];
   admin: boolean;
   app: boolean;
+  /** The role (chain) has service_account: the request counts in the service rate-limit bucket. */
+  serviceAccount?: boolean;
+  /** A share token (POST /shares/auth): acts as the share's role but reads only this one item and writes nothing. */
+  share?: { id: string; collection: string; item: string } | null;
+  /** The admin/impersonator behind an impersonation token (POST /auth/impersonate); stamped on activity. */
+  impersonatedBy?: string | null;
   ip: string | null;
   userAgent: string | null;
   origin: string | null;

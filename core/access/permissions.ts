@@ -5,6 +5,7 @@ import { run } from '../db/database.ts';
 import type { ServiceContext } from '../context.ts';
 import { ForbiddenError } from '../errors.ts';
 import type { Filter } from '../query/types.ts';
+import { builtinPermission } from './builtin.ts';
 
 export type PermissionAction = 'create' | 'read' | 'update' | 'delete' | 'share';
 
@@ -88,15 +89,45 @@ export interface PermissionSet {
 
 const ADMIN_SET: PermissionSet = { get: () => FULL, clockDependent: false };
 
+/** A share token reads only the shared item, under its role's read permission on that collection, and
+ * writes nothing (Directus' share scope, without its reach into related collections). */
+function shareScoped(ctx: ServiceContext, base: PermissionSet, share: { collection: string; item: string }): PermissionSet {
+  const collection = Object.hasOwn(ctx.schema.collections, share.collection) ? ctx.schema.collections[share.collection] : undefined;
+  const pk = collection?.primary;
+  let scoped: ResolvedPermission | null | undefined;
+  return {
+    clockDependent: base.clockDependent,
+    get(name, action) {
+      if (!pk || name !== share.collection || action !== 'read') return null;
+      if (scoped === undefined) {
+        const p = base.get(name, 'read');
+        const item: Filter = { [pk]: { _eq: share.item } };
+        scoped = p && { ...p, filter: p.filter ? { _and: [p.filter, item] } : item };
+      }
+      return scoped;
+    },
+  };
+}
+
 export async function loadPermissions(ctx: ServiceContext): Promise<PermissionSet> {
+  if (ctx.accountability.share) return shareScoped(ctx, await loadPolicyPermissions(ctx), ctx.accountability.share);
   if (ctx.accountability.admin) return ADMIN_SET;
+  return loadPolicyPermissions(ctx);
+}
+
+async function loadPolicyPermissions(ctx: ServiceContext): Promise<PermissionSet> {
   const rows = await rowsFor(ctx);
+  const app = ctx.accountability.app;
   const merged = new Map<string, ResolvedPermission | null>();
   return {
     clockDependent: rows.some((r) => JSON.stringify(r.permissions ?? null).includes('$NOW')),
     get(collection, action) {
       const key = `${collection}:${action}`;
-      if (!merged.has(key)) merged.set(key, merge(rows.filter((r) => r.collection === collection && r.action === action)));
+      if (!merged.has(key)) {
+        // Rule 2: app_access callers fall back to the built-in grant where no record of theirs exists.
+        const own = merge(rows.filter((r) => r.collection === collection && r.action === action));
+        merged.set(key, own ?? (app ? builtinPermission(collection, action) : null));
+      }
       return merged.get(key)!;
     },
   };

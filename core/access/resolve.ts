@@ -6,7 +6,7 @@ import { BlockList, isIPv4, isIPv6 } from 'node:net';
 import { run, type Executor } from '../db/database.ts';
 import type { Accountability } from './accountability.ts';
 
-export interface ResolvedAccess { role: string | null; roles: string[]; policies: string[]; admin: boolean; app: boolean }
+export interface ResolvedAccess { role: string | null; roles: string[]; policies: string[]; admin: boolean; app: boolean; serviceAccount: boolean }
 
 /** The user behind a credential, as far as authentication needs it. */
 export interface Principal { id: string; role: string | null; status: string }
@@ -28,7 +28,7 @@ with recursive chain(id, parent, depth, path) as (
   select r.id, r.parent, chain.depth + 1, chain.path || r.id from svc_roles r join chain on r.id = chain.parent
   where not r.id = any(chain.path) and chain.depth < 64
 ),
-roles as (select r.id, r.admin_access, r.tech_access, r.app_access, chain.depth from svc_roles r join chain on chain.id = r.id),
+roles as (select r.id, r.admin_access, r.tech_access, r.app_access, r.service_account, chain.depth from svc_roles r join chain on chain.id = r.id),
 pols as (
   select p.id, p.admin_access, p.app_access, p.ip_access, min(coalesce(a.sort, 0)) as sort
   from svc_access a join svc_policies p on p.id = a.policy
@@ -39,6 +39,7 @@ select
   coalesce((select json_agg(id order by depth) from roles), '[]') as roles,
   coalesce((select bool_or(admin_access or tech_access) from roles), false) as role_admin,
   coalesce((select bool_or(app_access or admin_access or tech_access) from roles), false) as role_app,
+  coalesce((select bool_or(service_account) from roles), false) as role_service,
   coalesce((select json_agg(json_build_object('id', id, 'admin', admin_access, 'app', app_access, 'ip_access', ip_access)
     order by sort, id) from pols), '[]') as policies`;
 
@@ -53,6 +54,8 @@ export interface ResolvedAccessTemplate {
   roles: string[];
   roleAdmin: boolean;
   roleApp: boolean;
+  /** svc_roles.service_account on the role chain: selects the service rate-limit bucket. */
+  serviceAccount: boolean;
   policies: ResolvedPolicy[];
   /** The result when no policy is limited by ip_access (the common case): no per-request work. */
   fixed: ResolvedAccess | null;
@@ -90,6 +93,7 @@ function finish(template: ResolvedAccessTemplate, policies: ResolvedPolicy[]): R
     policies: policies.map((p) => p.id),
     admin: template.roleAdmin || policies.some((p) => p.admin),
     app: template.roleApp || policies.some((p) => p.app || p.admin),
+    serviceAccount: template.serviceAccount,
   };
 }
 
@@ -164,10 +168,10 @@ export class AccessResolver {
     const key = `${role}|${user}`;
     let hit = this.#cache.get(key);
     if (!hit) {
-      hit = run<{ roles: string[]; role_admin: boolean; role_app: boolean; policies: PolicyRow[] }>(this.db, ACCESS_SQL, [role, user])
+      hit = run<{ roles: string[]; role_admin: boolean; role_app: boolean; role_service: boolean; policies: PolicyRow[] }>(this.db, ACCESS_SQL, [role, user])
         .then(([row]) => {
           const policies = row.policies.map((p) => ({ id: p.id, admin: p.admin, app: p.app, networks: parseNetworks(p.ip_access) }));
-          const template: ResolvedAccessTemplate = { role, roles: row.roles, roleAdmin: row.role_admin, roleApp: row.role_app, policies, fixed: null };
+          const template: ResolvedAccessTemplate = { role, roles: row.roles, roleAdmin: row.role_admin, roleApp: row.role_app, serviceAccount: row.role_service, policies, fixed: null };
           if (policies.every((p) => !p.networks)) template.fixed = finish(template, policies);
           return template;
         });
@@ -180,5 +184,5 @@ export class AccessResolver {
 
 export function buildAccountability(template: ResolvedAccessTemplate, user: string | null, meta: { ip: string | null; userAgent: string | null; origin: string | null }): Accountability {
   const access = accessFor(template, meta.ip);
-  return { user, role: access.role, roles: access.roles, policies: access.policies, admin: access.admin, app: access.app, ...meta };
+  return { user, role: access.role, roles: access.roles, policies: access.policies, admin: access.admin, app: access.app, serviceAccount: access.serviceAccount, ...meta };
 }

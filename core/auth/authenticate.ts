@@ -1,16 +1,21 @@
 /** Turns a request's credential into an Accountability: none -> the Public role (settings.public_role); a
- * signed access token of an active user (bound to a live session when it carries one); a static user
- * token (svc_users.token) of an active user. Anything else is 401 INVALID_TOKEN.
+ * signed access token of an active user (bound to a live session when it carries one); a share token (the
+ * share's role, limited to the shared item); a static user token (svc_users.token) of an active user; a
+ * refresh token (a live svc_sessions token). A logged-out refresh token is 401 TOKEN_REVOKED, anything else
+ * 401 INVALID_TOKEN.
  *
  * Hot path: with a warm cache a JWT request costs one HMAC check and map lookups, no SQL (the user's
  * status and role, and the role/policy resolution, are cached per schema version; see access/resolve.ts).
- * Only session-bound tokens (login mode `session`) query svc_sessions, so logging out takes effect at once. */
+ * Only session-bound tokens (login mode `session`) query svc_sessions, so logging out takes effect at once;
+ * refresh tokens are looked up only after the static-token lookup missed. */
 import { InvalidTokenError, TokenRevokedError } from '../errors.ts';
 import type { Accountability } from '../access/accountability.ts';
 import { buildAccountability, type Principal } from '../access/resolve.ts';
 import type { Services } from '../services.ts';
-import { sessionIsLive } from './sessions.ts';
-import { isServiceJwt, isVerifiedBefore, verifyAccessToken } from './tokens.ts';
+import { impersonationStopped } from '../access/impersonation.ts';
+import { wasRevoked } from './revoked.ts';
+import { liveSession, sessionIsLive, shareSessionIsLive } from './sessions.ts';
+import { isServiceJwt, isVerifiedBefore, verifyAccessToken, type AccessTokenPayload } from './tokens.ts';
 
 export interface RequestMeta { ip: string | null; userAgent: string | null; origin: string | null }
 
@@ -22,21 +27,56 @@ export async function authenticate(services: Services, token: string | null, met
     return buildAccountability(await services.access.resolve(version, publicRole, null), null, meta);
   }
   const user = await principalOf(services, version, token);
+  if ('share' in user) {
+    // A share never has admin or app access, whatever its role grants.
+    const base = buildAccountability(await services.access.resolve(version, user.role, null), null, meta);
+    return { ...base, admin: false, app: false, share: user.share };
+  }
   // The role is the user's current one (not the token's claim), so a demotion applies before the token expires.
-  return buildAccountability(await services.access.resolve(version, user.role, user.id), user.id, meta);
+  const accountability = buildAccountability(await services.access.resolve(version, user.role, user.id), user.id, meta);
+  return 'impersonatedBy' in user ? { ...accountability, impersonatedBy: user.impersonatedBy } : accountability;
 }
 
-async function principalOf(services: Services, version: string, token: string): Promise<Principal> {
+interface ShareSubject { role: string | null; share: { id: string; collection: string; item: string } }
+
+const SESSION_TOKEN = /^[A-Za-z0-9_-]{64}$/;
+
+async function principalOf(services: Services, version: string, token: string): Promise<Principal | (Principal & { impersonatedBy: string }) | ShareSubject> {
   if (isVerifiedBefore(token, services.config.secret) || isServiceJwt(token)) {
     const payload = await verifyAccessToken(token, services.config.secret);
-    const user = await services.access.user(version, payload.id);
+    if (payload.share) return shareSubject(services, payload);
+    // Tokens without a share always carry an id (verifyAccessToken checks it).
+    const user = await services.access.user(version, payload.id!);
     if (!user || user.status !== 'active') throw new InvalidTokenError();
     if (payload.session !== undefined && !(await sessionIsLive(services.database.db, payload.session, user.id))) {
       throw new TokenRevokedError();
     }
+    if (payload.impersonated_by !== undefined) {
+      if (await impersonationStopped(services.store, token)) throw new TokenRevokedError();
+      return { ...user, impersonatedBy: payload.impersonated_by };
+    }
     return user;
   }
   const user = await services.access.userByToken(version, token);
-  if (!user) throw new InvalidTokenError();
-  return user;
+  if (user) return user;
+  // Only misses of the static-token lookup reach here, so valid credentials pay nothing for this.
+  if (SESSION_TOKEN.test(token)) {
+    const session = await liveSession(services.database.db, token);
+    if (session?.user) {
+      const owner = await services.access.user(version, session.user);
+      if (owner && owner.status === 'active') return owner;
+    } else if (session?.share && session.share_collection !== null && session.share_item !== null) {
+      return { role: session.share_role, share: { id: session.share, collection: session.share_collection, item: session.share_item } };
+    }
+    if (!session && (await wasRevoked(services.store, token))) throw new TokenRevokedError();
+  }
+  throw new InvalidTokenError();
+}
+
+async function shareSubject(services: Services, payload: AccessTokenPayload): Promise<ShareSubject> {
+  const { share, share_scope: scope } = payload;
+  if (payload.session !== undefined && !(await shareSessionIsLive(services.database.db, payload.session, share!))) {
+    throw new TokenRevokedError();
+  }
+  return { role: payload.role, share: { id: share!, collection: scope!.collection, item: scope!.item } };
 }

@@ -6,7 +6,8 @@ import type { Services } from '../services.ts';
 import { hashPassword, verifyPassword } from './passwords.ts';
 import { verifyOtp } from './otp.ts';
 import { clip, createSession } from './sessions.ts';
-import { signAccessToken } from './tokens.ts';
+import { issueTokens, type IssuedTokens } from './issue.ts';
+import { recordFailedLogin, resetFailedLogins } from './lockout.ts';
 import type { RequestMeta } from './authenticate.ts';
 
 export type LoginMode = 'json' | 'cookie' | 'session';
@@ -14,13 +15,13 @@ const MODES: readonly LoginMode[] = ['json', 'cookie', 'session'];
 
 export interface LoginInput { email: string; password: string; otp: string | null; mode: LoginMode }
 
-export interface LoginResult {
-  accessToken: string;
-  /** The svc_sessions token: the refresh token (json/cookie modes) or the session the access token is bound to. */
-  refreshToken: string;
-  /** Milliseconds until the access token expires. */
-  expires: number;
+export interface LoginResult extends IssuedTokens {
   userId: string;
+  /** A password set by an admin must be changed (svc_users.require_password_change). */
+  requirePasswordChange: boolean;
+  /** The user's role or one of their policies enforces two-factor, but none is set up yet: as Directus, the
+   * login succeeds and the client is expected to lead the user to the setup. */
+  tfaSetupRequired: boolean;
 }
 
 const EMAIL = /^[^\s@]+@[^\s@]+$/;
@@ -48,32 +49,48 @@ function dummy(): Promise<string> {
 }
 
 interface LoginUser {
-  id: string; role: string | null; status: string; password: string | null; tfa_secret: string | null; provider: string;
+  id: string; role: string | null; status: string; password: string | null; tfa_secret: string | null; tfa_enabled: boolean;
+  provider: string; require_password_change: boolean; enforce_tfa: boolean;
 }
+
+/** The account and whether two-factor is enforced for it: by its role (svc_roles.enforce_tfa, read at login as
+ * SPEC.md says) or by a policy attached to its role or to the user directly (Directus 11 keeps it on policies). */
+const LOGIN_USER_SQL = `
+select u.id, u.role, u.status, u.password, u.tfa_secret, u.tfa_enabled, u.provider, u.require_password_change,
+  coalesce(r.enforce_tfa, false) or exists (
+    select 1 from svc_access a join svc_policies p on p.id = a.policy
+    where p.enforce_tfa and (a.role = u.role or a."user" = u.id)) as enforce_tfa
+from svc_users u left join svc_roles r on r.id = u.role
+where lower(u.email) = lower($1) order by (u.email = $1) desc limit 1`;
 
 export async function login(services: Services, input: LoginInput, meta: RequestMeta): Promise<LoginResult> {
   const { config, database } = services;
   // Email is matched case-insensitively; an exact match wins should case variants coexist.
-  const [user] = await run<LoginUser>(database.db,
-    `select id, role, status, password, tfa_secret, provider from svc_users
-     where lower(email) = lower($1) order by (email = $1) desc limit 1`, [input.email]);
+  const [user] = await run<LoginUser>(database.db, LOGIN_USER_SQL, [input.email]);
 
   const local = user && user.password && user.provider === 'default' ? user : null;
   const valid = await verifyPassword(local ? local.password! : await dummy(), input.password);
-  if (!local || !valid) throw new InvalidCredentialsError();
+  if (!local || !valid) {
+    // Only active accounts count towards the lockout; the settings read happens for unknown emails too.
+    await recordFailedLogin(services, local?.status === 'active' ? local.id : null);
+    throw new InvalidCredentialsError();
+  }
   // Status is revealed only to someone who knows the password.
   if (local.status === 'suspended') throw new UserSuspendedError();
   if (local.status !== 'active') throw new InvalidCredentialsError();
-  if (local.tfa_secret) {
+  // A secret awaiting its first confirmed code (tfa_enabled false) is not asked for yet.
+  if (local.tfa_secret && local.tfa_enabled) {
     if (!input.otp) throw new InvalidOtpError('"otp" is required');
-    if (!(await verifyOtp(local.tfa_secret, input.otp))) throw new InvalidOtpError('"otp" is invalid');
+    if (!(await verifyOtp(local.tfa_secret, input.otp))) {
+      // Wrong codes count towards the lockout too: six digits are guessable.
+      await recordFailedLogin(services, local.id);
+      throw new InvalidOtpError('"otp" is invalid');
+    }
   }
+  await resetFailedLogins(services, local.id);
 
   const version = (await services.schema.get()).version;
   const access = accessFor(await services.access.resolve(version, local.role, local.id), meta.ip);
-  const session = input.mode === 'session';
-  // A session-mode token is checked against svc_sessions on every request, so it may live as long as the session.
-  const ttlMs = session ? config.refreshTokenTtlMs : config.accessTokenTtlMs;
 
   const refreshToken = await inTransaction(database.db, async (trx) => {
     const token = await createSession(trx, { user: local.id, ttlMs: config.refreshTokenTtlMs, ...meta });
@@ -84,12 +101,11 @@ export async function login(services: Services, input: LoginInput, meta: Request
     return token;
   });
 
-  const accessToken = await signAccessToken({
-    id: local.id,
-    role: local.role,
-    app_access: access.app,
-    admin_access: access.admin,
-    ...(session ? { session: refreshToken } : {}),
-  }, config.secret, ttlMs);
-  return { accessToken, refreshToken, expires: ttlMs, userId: local.id };
+  const tokens = await issueTokens(config, { user: local.id, access }, refreshToken, input.mode === 'session');
+  return {
+    ...tokens,
+    userId: local.id,
+    requirePasswordChange: local.require_password_change,
+    tfaSetupRequired: local.enforce_tfa && !(local.tfa_secret && local.tfa_enabled),
+  };
 }

@@ -35,3 +35,78 @@ export async function sessionIsLive(ex: Executor, token: string, user: string): 
 export function clip(value: string | null, max: number): string | null {
   return value === null ? null : value.slice(0, max);
 }
+
+/** How long a rotated refresh token keeps answering with its successor (Directus' grace period), so
+ * concurrent refreshes from several tabs of one client do not log each other out. */
+export const ROTATION_GRACE_MS = 10_000;
+
+/** A session row with what refreshing it needs: its user's role and status, or its share's scope. */
+export interface SessionRecord {
+  token: string;
+  user: string | null;
+  share: string | null;
+  live: boolean;
+  next_token: string | null;
+  expires: Date;
+  user_role: string | null;
+  user_status: string | null;
+  share_role: string | null;
+  share_collection: string | null;
+  share_item: string | null;
+}
+
+export async function findSession(ex: Executor, token: string): Promise<SessionRecord | null> {
+  const [row] = await run<SessionRecord>(ex, `
+    select s.token, s."user", s.share, s.expires >= now() as live, s.next_token, s.expires,
+      u.role as user_role, u.status as user_status, sh.role as share_role, sh.collection as share_collection, sh.item as share_item
+    from svc_sessions s left join svc_users u on u.id = s."user" left join svc_shares sh on sh.id = s.share
+    where s.token = $1`, [token]);
+  return row ?? null;
+}
+
+/** Replaces a session by a new one (same user or share, fresh expiry) and keeps the old row for the grace
+ * period pointing at its successor. Returns the successor, or null when the session is gone or expired.
+ * Concurrent rotations of one token serialise on the row lock and all get the same successor. */
+export async function rotateSession(trx: Executor, token: string, meta: Omit<NewSession, 'user'>): Promise<string | null> {
+  const [row] = await run<{ user: string | null; share: string | null; next_token: string | null; live: boolean }>(trx,
+    'select "user", share, next_token, expires >= now() as live from svc_sessions where token = $1 for update', [token]);
+  if (!row || !row.live) return null;
+  if (row.next_token) return row.next_token;
+  const next = generateSessionToken();
+  await run(trx, 'update svc_sessions set next_token = $2, expires = least(expires, $3) where token = $1',
+    [token, next, new Date(Date.now() + ROTATION_GRACE_MS)]);
+  await run(trx, `insert into svc_sessions (token, "user", share, expires, ip, user_agent, origin)
+    values ($1, $2, $3, $4, $5, $6, $7)`,
+  [next, row.user, row.share, new Date(Date.now() + meta.ttlMs), clip(meta.ip, 255), meta.userAgent, clip(meta.origin, 255)]);
+  return next;
+}
+
+/** Deletes a session; returns its user/share and expiry, or null when there was none. */
+export async function deleteSession(ex: Executor, token: string): Promise<{ user: string | null; share: string | null; expires: Date } | null> {
+  const [row] = await run<{ user: string | null; share: string | null; expires: Date }>(ex,
+    'delete from svc_sessions where token = $1 returning "user", share, expires', [token]);
+  return row ?? null;
+}
+
+/** The live session behind a refresh token presented as a Bearer credential, with its share's scope. */
+export async function liveSession(ex: Executor, token: string): Promise<LiveSession | null> {
+  const [row] = await run<LiveSession>(ex, `
+    select s."user", s.share, sh.role as share_role, sh.collection as share_collection, sh.item as share_item
+    from svc_sessions s left join svc_shares sh on sh.id = s.share
+    where s.token = $1 and s.expires >= now()`, [token]);
+  return row ?? null;
+}
+
+export interface LiveSession {
+  user: string | null;
+  share: string | null;
+  share_role: string | null;
+  share_collection: string | null;
+  share_item: string | null;
+}
+
+/** True while a share's session exists and has not expired (share tokens of login mode `session`). */
+export async function shareSessionIsLive(ex: Executor, token: string, share: string): Promise<boolean> {
+  const rows = await run(ex, 'select 1 from svc_sessions where token = $1 and share = $2 and expires >= now()', [token, share]);
+  return rows.length > 0;
+}

@@ -5,13 +5,22 @@ import { InvalidTokenError, TokenExpiredError } from '../errors.ts';
 
 export const TOKEN_ISSUER = 'svc';
 
+/** What a share token may read (Directus' share_scope). */
+export interface ShareScope { collection: string; item: string }
+
 export interface AccessTokenPayload {
-  id: string;
+  /** The user; absent (null) in share tokens, which act as the share's role without a user. */
+  id: string | null;
   role: string | null;
   app_access: boolean;
   admin_access: boolean;
   /** The svc_sessions token this access token is bound to (session mode); checked on every request. */
   session?: string;
+  /** Share tokens (POST /shares/auth): the svc_shares id and what it exposes. */
+  share?: string;
+  share_scope?: ShareScope;
+  /** Impersonation tokens (POST /auth/impersonate): the user acting as `id`. */
+  impersonated_by?: string;
 }
 
 interface SecretState {
@@ -37,7 +46,9 @@ function stateOf(secret: string): SecretState {
 }
 
 export async function signAccessToken(payload: AccessTokenPayload, secret: string, ttlMs: number): Promise<string> {
-  return new SignJWT({ ...payload })
+  // Share tokens carry no id claim (as Directus').
+  const { id, ...claims } = payload;
+  return new SignJWT(id === null ? claims : { id, ...claims })
     .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
     .setIssuer(TOKEN_ISSUER)
     .setIssuedAt()
@@ -80,6 +91,23 @@ export async function verifyAccessToken(token: string, secret: string): Promise<
   return verified.payload;
 }
 
+/** The session claim of a valid token of ours (refresh/logout in session mode read the session from the
+ * session cookie's token), or null. An expired cookie never gets here: authentication refuses it first. */
+export async function sessionClaim(token: string, secret: string): Promise<string | null> {
+  if (!isServiceJwt(token)) return null;
+  try {
+    return (await verifyAccessToken(token, secret)).session ?? null;
+  } catch {
+    return null;
+  }
+}
+
+function shareScopeOf(raw: unknown): ShareScope | null {
+  if (typeof raw !== 'object' || raw === null) return null;
+  const { collection, item } = raw as Record<string, unknown>;
+  return typeof collection === 'string' && typeof item === 'string' ? Object.freeze({ collection, item }) : null;
+}
+
 async function verifyWithJose(token: string, key: CryptoKey): Promise<{ payload: AccessTokenPayload; expMs: number }> {
   let payload: Record<string, unknown>;
   try {
@@ -88,18 +116,25 @@ async function verifyWithJose(token: string, key: CryptoKey): Promise<{ payload:
     if (err instanceof joseErrors.JWTExpired) throw new TokenExpiredError();
     throw new InvalidTokenError();
   }
-  const { id, role, session } = payload;
-  if (typeof id !== 'string' || (role !== null && role !== undefined && typeof role !== 'string')
-    || (session !== undefined && typeof session !== 'string')) {
+  const { id, role, session, share, impersonated_by: impersonatedBy } = payload;
+  const scope = shareScopeOf(payload.share_scope);
+  const shareToken = share !== undefined;
+  if ((shareToken ? typeof share !== 'string' || !scope || id !== undefined : typeof id !== 'string')
+    || (role !== null && role !== undefined && typeof role !== 'string')
+    || (session !== undefined && typeof session !== 'string')
+    || (impersonatedBy !== undefined && (typeof impersonatedBy !== 'string' || shareToken))) {
     throw new InvalidTokenError();
   }
   return {
     payload: Object.freeze({
-      id,
+      id: shareToken ? null : id as string,
       role: (role as string | null | undefined) ?? null,
-      app_access: payload.app_access === true,
-      admin_access: payload.admin_access === true,
+      // A share never carries more than its role's permissions.
+      app_access: !shareToken && payload.app_access === true,
+      admin_access: !shareToken && payload.admin_access === true,
       ...(session !== undefined ? { session: session as string } : {}),
+      ...(shareToken ? { share: share as string, share_scope: scope! } : {}),
+      ...(impersonatedBy !== undefined ? { impersonated_by: impersonatedBy as string } : {}),
     }),
     expMs: (payload.exp as number) * 1000,
   };

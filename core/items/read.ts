@@ -36,7 +36,7 @@ function cacheFor(ctx: ServiceContext): CompiledCache {
 function cacheKeyOf(ctx: ServiceContext, kind: string, collection: string, input: QueryInput): string | null {
   if (input.cacheKey === undefined) return null;
   const a = ctx.accountability;
-  return `${a.user}|${a.role}|${a.admin ? 1 : 0}|${a.policies.join(',')}|${kind}|${collection}|${input.cacheKey}`;
+  return `${a.user}|${a.role}|${a.admin ? 1 : 0}|${a.share?.id ?? ''}|${a.policies.join(',')}|${kind}|${collection}|${input.cacheKey}`;
 }
 
 function queryOf(input: QueryInput): Query {
@@ -88,12 +88,25 @@ function withMeta(row: ListRow): string {
 /** GET /items/{collection}: `{"data":[...],"meta"?:{...}}` as JSON text. */
 export async function readItems(ctx: ServiceContext, collectionName: string, input: QueryInput | Query): Promise<string> {
   itemsCollection(ctx, collectionName);
-  const statement = await compiled(ctx, 'list', collectionName, asInput(input), (query, permissions) => {
+  const statement = await compiled(ctx, 'list', collectionName, shareScoped(ctx, collectionName, asInput(input)), (query, permissions) => {
     const plan = planRead(planContext(ctx, permissions), collectionName, query);
     return plan.aggregate ? compileAggregate(plan.aggregate, plan.meta) : compileList(plan.select!, plan.meta);
   });
   const [row] = await run<ListRow>(ctx.db, statement.sql, statement.params);
   return withMeta(row);
+}
+
+/** A share token reads only its item: other collections are FORBIDDEN, lists are narrowed to the item (and
+ * not cached: the statement holds the share's key). */
+function shareScoped(ctx: ServiceContext, collectionName: string, input: QueryInput): QueryInput {
+  const share = ctx.accountability.share;
+  if (!share) return input;
+  if (share.collection !== collectionName) throw new ForbiddenError();
+  const only = { [ctx.schema.collections[collectionName].primary!]: { _eq: share.item } };
+  return { query: () => {
+    const query = queryOf(input);
+    return { ...query, filter: query.filter ? { _and: [only, query.filter] } : only };
+  } };
 }
 
 function asInput(input: QueryInput | Query): QueryInput {
@@ -114,6 +127,8 @@ function coerceKey(ctx: ServiceContext, collectionName: string, key: PrimaryKey)
 /** The JSON text of one item, or null when it does not exist or is not visible to the caller. */
 export async function readItemData(ctx: ServiceContext, collectionName: string, key: PrimaryKey, input: QueryInput | Query): Promise<string | null> {
   itemsCollection(ctx, collectionName);
+  const share = ctx.accountability.share;
+  if (share && (share.collection !== collectionName || String(key) !== share.item)) throw new ForbiddenError();
   const pk = coerceKey(ctx, collectionName, key);
   const statement = await compiled(ctx, 'one', collectionName, asInput(input), (query, permissions) => {
     const plan = planRead(planContext(ctx, permissions), collectionName, { ...query, limit: undefined, offset: undefined, page: undefined, meta: undefined });

@@ -16,6 +16,7 @@ export interface CompiledRead {
 /** A column as it goes on the wire (SPEC.md types): timestamps in UTC ISO, big numbers as strings... */
 export function wireValue(alias: string, field: FieldOverview): string {
   const c = col(alias, field);
+  if (field.special.includes('conceal')) return `case when ${c} is null then null else '**********' end`;
   switch (field.type) {
     case 'timestamp': return `to_char(${c} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
     case 'decimal': case 'bigInteger': return `${c}::text`;

@@ -22,15 +22,15 @@ export interface PlanContext {
 
 type FieldTree = Map<string, FieldTree | null>;
 
+/** svc_ collections follow permissions like any other (the /items/svc_* refusal is itemsCollection's): nested
+ * reads into them need a read permission, explicit or built in (core/access/builtin.ts). */
 function readPermission(ctx: PlanContext, collection: string): ResolvedPermission {
-  if (collection.startsWith('svc_') && !ctx.accountability.admin) throw new ForbiddenError();
   const p = ctx.permissions.get(collection, 'read');
   if (!p) throw new ForbiddenError();
   return p;
 }
 
 function isReadable(ctx: PlanContext, collection: string): boolean {
-  if (collection.startsWith('svc_') && !ctx.accountability.admin) return false;
   return ctx.permissions.get(collection, 'read') !== null;
 }
 
@@ -61,28 +61,31 @@ function isOperatorObject(value: Record<string, unknown>): boolean {
   return keys.length > 0 && keys.every((k) => k.startsWith('_') && k !== '_and' && k !== '_or' && k !== '_some' && k !== '_none');
 }
 
-export function planFilter(ctx: PlanContext, collection: CollectionOverview, filter: Filter, depth = 0): FilterNode {
+/** `trusted` marks a permission row filter: it may test fields and relations the caller cannot read itself. */
+export function planFilter(ctx: PlanContext, collection: CollectionOverview, filter: Filter, depth = 0, trusted = false): FilterNode {
   if (depth > ctx.limits.maxDepth) throw new InvalidQueryError(`Filter is nested deeper than ${ctx.limits.maxDepth} levels.`);
   if (typeof filter !== 'object' || filter === null || Array.isArray(filter)) throw new InvalidQueryError('Invalid filter: expected an object.');
-  const perm = readPermission(ctx, collection.collection);
+  const perm = trusted ? null : readPermission(ctx, collection.collection);
   const children: FilterNode[] = [];
   for (const [key, value] of Object.entries(filter)) {
     if (key === '_and' || key === '_or') {
       if (!Array.isArray(value)) throw new InvalidQueryError(`Invalid filter: "${key}" needs an array.`);
-      children.push({ kind: key === '_and' ? 'and' : 'or', children: value.map((v) => planFilter(ctx, collection, v as Filter, depth + 1)) });
+      children.push({ kind: key === '_and' ? 'and' : 'or', children: value.map((v) => planFilter(ctx, collection, v as Filter, depth + 1, trusted)) });
       continue;
     }
     const [name, scope] = key.split(':', 2);
     const field = Object.hasOwn(collection.fields, name) ? collection.fields[name] : undefined;
     if (!field) throw new InvalidQueryError(`Invalid filter: field "${name}" does not exist in "${collection.collection}".`);
-    if (!canRead(perm, name)) throw new ForbiddenError(`You don't have permission to filter on field "${name}".`);
+    if (perm && !canRead(perm, name)) throw new ForbiddenError(`You don't have permission to filter on field "${name}".`);
+    // Comparing against a secret would reveal it piece by piece (`_starts_with`).
+    if (field.special.includes('conceal') && !ctx.accountability.admin) throw new ForbiddenError(`You don't have permission to filter on field "${name}".`);
     if (typeof value !== 'object' || value === null || Array.isArray(value)) {
       throw new InvalidQueryError(`Invalid filter on field "${name}": expected an object of operators.`);
     }
     const obj = value as Record<string, unknown>;
     const relation = relationOf(ctx.schema, collection.collection, name);
     if (relation && !isOperatorObject(obj)) {
-      children.push(planRelationalFilter(ctx, collection, field, relation, obj, scope, depth));
+      children.push(planRelationalFilter(ctx, collection, field, relation, obj, scope, depth, trusted));
       continue;
     }
     if (field.alias) throw new InvalidQueryError(`Invalid filter: field "${name}" has no value to compare.`);
@@ -99,10 +102,11 @@ export function planFilter(ctx: PlanContext, collection: CollectionOverview, fil
 function planRelationalFilter(
   ctx: PlanContext, collection: CollectionOverview, field: FieldOverview,
   relation: NonNullable<ReturnType<typeof relationOf>>, value: Record<string, unknown>, scope: string | undefined, depth: number,
+  trusted: boolean,
 ): FilterNode {
   if (relation.kind === 'm2o') {
     const related = getCollection(ctx, relation.related);
-    return { kind: 'm2o', fk: field, related, child: planFilter(ctx, related, value as Filter, depth + 1) };
+    return { kind: 'm2o', fk: field, related, child: planFilter(ctx, related, value as Filter, depth + 1, trusted) };
   }
   if (relation.kind === 'o2m') {
     const related = getCollection(ctx, relation.related);
@@ -118,7 +122,7 @@ function planRelationalFilter(
       kind: 'o2m', none, related,
       fkOnChild: related.fields[relation.relation.field],
       parentKey: primaryOf(collection),
-      child: planFilter(ctx, related, inner as Filter, depth + 1),
+      child: planFilter(ctx, related, inner as Filter, depth + 1, trusted),
     };
   }
   // A2O: one branch per target collection, each gated by the discriminator.
@@ -128,7 +132,7 @@ function planRelationalFilter(
   for (const target of targets) {
     const related = getCollection(ctx, target);
     if (!scope && !Object.keys(value).every((k) => k === '_and' || k === '_or' || k.split(':')[0] in related.fields)) continue;
-    branches.push({ related, child: planFilter(ctx, related, value as Filter, depth + 1) });
+    branches.push({ related, child: planFilter(ctx, related, value as Filter, depth + 1, trusted) });
   }
   if (branches.length === 0) throw new InvalidQueryError(`Invalid filter on "${field.field}": no collection of it has those fields.`);
   return { kind: 'a2o', keyField: field, collectionField: collection.fields[relation.collectionField], branches };
@@ -142,7 +146,7 @@ function planSearch(ctx: PlanContext, collection: CollectionOverview, text: stri
   const numeric = /^-?\d+(\.\d+)?$/.test(text.trim());
   const uuid = isUuid(text.trim());
   const fields = Object.values(collection.fields).filter((f) => {
-    if (f.alias || f.type === 'hash' || !canRead(perm, f.field)) return false;
+    if (f.alias || f.type === 'hash' || f.special.includes('conceal') || !canRead(perm, f.field)) return false;
     if (TEXT_TYPES.has(f.type)) return true;
     if (NUMERIC_TYPES.has(f.type)) return numeric && (f.type !== 'integer' || Math.abs(Number(text)) <= 2147483647) && (f.type === 'float' || f.type === 'decimal' || !text.includes('.'));
     if (f.type === 'uuid') return uuid;
@@ -322,7 +326,7 @@ function planSelect(
   shape: 'list' | 'object',
 ): SelectPlan {
   const perm = readPermission(ctx, collection.collection);
-  const permFilter = perm.filter ? planFilter(ctx, collection, perm.filter) : null;
+  const permFilter = perm.filter ? planFilter(ctx, collection, perm.filter, 0, true) : null;
   const userFilter = q.filter ? planFilter(ctx, collection, q.filter) : null;
   const { limit, offset } = shape === 'list' ? pagination(ctx, q, ctx.limits.defaultLimit) : { limit: null, offset: 0 };
   return {
@@ -380,7 +384,7 @@ function planAggregate(ctx: PlanContext, collection: CollectionOverview, q: Quer
 export function planRead(ctx: PlanContext, collectionName: string, q: Query): ReadPlan {
   const collection = getCollection(ctx, collectionName);
   const perm = readPermission(ctx, collection.collection);
-  const permFilter = perm.filter ? planFilter(ctx, collection, perm.filter) : null;
+  const permFilter = perm.filter ? planFilter(ctx, collection, perm.filter, 0, true) : null;
   const meta = {
     totalCount: q.meta?.includes('total_count') ? { filter: permFilter } : null,
     filterCount: null as ReadPlan['meta']['filterCount'],

@@ -67,6 +67,14 @@ function splitSpecial(raw: unknown): string[] {
   return raw.split(',').map((s) => s.trim()).filter(Boolean);
 }
 
+/** Specials of system fields without a svc_fields row, as Directus' system field data: secrets are hashed
+ * and/or concealed (read back as "**********"). */
+const SYSTEM_SPECIALS: Record<string, string[]> = {
+  'svc_users.password': ['hash', 'conceal'],
+  'svc_users.token': ['conceal'],
+  'svc_users.tfa_secret': ['conceal'],
+};
+
 const ALIAS_SPECIALS = new Set(['alias', 'o2m', 'm2m', 'm2a', 'files', 'translations', 'group', 'no-data']);
 
 export async function loadSchemaOverview(ex: Executor, version: string): Promise<SchemaOverview> {
@@ -99,7 +107,8 @@ export async function loadSchemaOverview(ex: Executor, version: string): Promise
         fields: {},
       };
     }
-    const special = splitSpecial(fieldMeta.get(`${col.table_name}.${col.column_name}`)?.special);
+    const fieldKey = `${col.table_name}.${col.column_name}`;
+    const special = fieldMeta.has(fieldKey) ? splitSpecial(fieldMeta.get(fieldKey)?.special) : (SYSTEM_SPECIALS[fieldKey] ?? []);
     const field: FieldOverview = {
       field: col.column_name,
       type: fieldTypeOf(col.udt_name, special),

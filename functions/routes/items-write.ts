@@ -13,19 +13,19 @@ import { readJson } from '../http/body.ts';
 import { serviceContext } from '../http/context.ts';
 import type { AppEnv } from '../http/env.ts';
 
-async function body(c: Context<AppEnv>): Promise<unknown> {
+export async function body(c: Context<AppEnv>): Promise<unknown> {
   const value = await readJson(c);
   if (value === undefined || value === null) throw new InvalidPayloadError('Invalid payload. Payload in body is required.');
   return value;
 }
 
-function bodyObject(value: unknown): Record<string, unknown> {
+export function bodyObject(value: unknown): Record<string, unknown> {
   if (!isPlainObject(value)) throw new InvalidPayloadError('Invalid payload. Body must be an object.');
   return value;
 }
 
 /** Directus' validateBatch: exactly one of `keys` and `query`, plus `data` on update. */
-function batchShape(value: Record<string, unknown>, withData: boolean): 'keys' | 'query' {
+export function batchShape(value: Record<string, unknown>, withData: boolean): 'keys' | 'query' {
   const allowed = withData ? ['keys', 'query', 'data'] : ['keys', 'query'];
   const extra = Object.keys(value).find((k) => !allowed.includes(k));
   if (extra) throw new InvalidPayloadError(`Invalid payload. "${extra}" is not allowed.`);
@@ -37,7 +37,7 @@ function batchShape(value: Record<string, unknown>, withData: boolean): 'keys' |
   return hasKeys ? 'keys' : 'query';
 }
 
-function queryOf(ctx: ServiceContext, raw: unknown): Query {
+export function queryOf(ctx: ServiceContext, raw: unknown): Query {
   return parseQuery(raw as Record<string, unknown>, { maxDepth: ctx.config.querystringMaxParseDepth, maxLimit: ctx.config.queryLimitMax });
 }
 

@@ -81,8 +81,8 @@ with input as materialized (
     case when x.rev then nextval(pg_get_serial_sequence('svc_revisions', 'id')) end as rid
   from json_to_recordset($1::json) as x(i int, action text, collection text, item text, rev boolean, data json, delta json, p int)
 ), act as (
-  insert into svc_activity (id, action, "user", ip, user_agent, origin, collection, item)
-  select aid, action, $2::uuid, $3, $4, $5, collection, item from input order by i
+  insert into svc_activity (id, action, "user", ip, user_agent, origin, collection, item, impersonated_by)
+  select aid, action, $2::uuid, $3, $4, $5, collection, item, $7::uuid from input order by i
 )
 insert into svc_revisions (id, activity, collection, item, data, delta, parent, version)
 select c.rid, c.aid, c.collection, c.item, c.data, c.delta, par.rid, $6::uuid
@@ -93,6 +93,6 @@ export async function flushActivity(trx: Transaction<any>, log: ActivityLog, acc
   if (log.size === 0) return;
   await run(trx, PREPARE_MARK + FLUSH_SQL, [
     log.toJson(), accountability.user, accountability.ip?.slice(0, 50) ?? null, accountability.userAgent,
-    accountability.origin?.slice(0, 255) ?? null, version,
+    accountability.origin?.slice(0, 255) ?? null, version, accountability.impersonatedBy ?? null,
   ]);
 }

@@ -10,7 +10,11 @@ import { ActivityLog, flushActivity } from './activity.ts';
 import type { ValidationContext, WriteContext, WriteOptions } from './types.ts';
 
 /** SPEC Items rule 1 (unknown or folder -> 404, svc_* only for admins), shared with the read path. */
-export const writableCollection: (ctx: ServiceContext, name: string) => CollectionOverview = itemsCollection;
+export function writableCollection(ctx: ServiceContext, name: string): CollectionOverview {
+  // Share tokens only read (their one item).
+  if (ctx.accountability.share) throw new ForbiddenError();
+  return itemsCollection(ctx, name);
+}
 
 export function permit(w: ValidationContext, collection: string, action: PermissionAction): ResolvedPermission {
   const permission = w.permissions.get(collection, action);

@@ -8,17 +8,20 @@ import { primaryField } from './keys.ts';
 import { writeToMany, writeToOne } from './nested.ts';
 import { checkFieldAccess, isPlainObject, preparePayload, type PreparedPayload } from './payload.ts';
 import { applyPresets } from './presets.ts';
+import { stampPayload } from './specials.ts';
+import { validatePayload } from '../../access/validation.ts';
 import { keyFromRow, returning, type WrittenRow } from './sql.ts';
 import type { Payload, PrimaryKey, ValidationContext, WriteContext } from './types.ts';
 
-/** Permission (action, fields, presets) and payload checks of a create; no database work. */
+/** Permission (action, fields, presets, validation) and payload checks of a create; no database work. */
 export async function validateCreate(v: ValidationContext, collection: CollectionOverview, payload: unknown): Promise<PreparedPayload> {
   if (!isPlainObject(payload)) throw new InvalidPayloadError('Invalid payload. Items must be objects.');
   const name = collection.collection;
   const permission = permit(v, name, 'create');
   checkFieldAccess(name, payload, permission.fields);
   const data = permission.presets ? applyPresets(permission.presets, payload, v.accountability) : payload;
-  return preparePayload(v.schema, collection, data, 'create', null);
+  validatePayload(permission.validation, data, v.accountability);
+  return preparePayload(v.schema, collection, stampPayload(collection, 'create', data, v.accountability), 'create', null);
 }
 
 /** `insert into <table> as _row ...` without a returning clause; a uuid key is generated when missing. */

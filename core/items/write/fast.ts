@@ -26,14 +26,14 @@ export async function writeWithActivity(
     sql = `${write.sql} returning _row.${pk} as pk`;
   } else {
     const a = ctx.accountability;
-    const p = params.push(action, a.user, a.ip?.slice(0, 50) ?? null, a.userAgent, a.origin?.slice(0, 255) ?? null, collection.collection) - 6;
+    const p = params.push(action, a.user, a.ip?.slice(0, 50) ?? null, a.userAgent, a.origin?.slice(0, 255) ?? null, collection.collection, a.impersonatedBy ?? null) - 7;
     sql = `with _w as (${write.sql} returning _row.*),
-      _a as (insert into svc_activity (action, "user", ip, user_agent, origin, collection, item)
-        select $${p + 1}, $${p + 2}::uuid, $${p + 3}, $${p + 4}, $${p + 5}, $${p + 6}, _w.${pk}::text from _w returning id, item)`;
+      _a as (insert into svc_activity (action, "user", ip, user_agent, origin, collection, item, impersonated_by)
+        select $${p + 1}, $${p + 2}::uuid, $${p + 3}, $${p + 4}, $${p + 5}, $${p + 6}, _w.${pk}::text, $${p + 7}::uuid from _w returning id, item)`;
     if (mode === 'all' && action !== 'delete') {
       params.push(JSON.stringify(delta ?? {}), version);
       sql += `, _r as (insert into svc_revisions (activity, collection, item, data, delta, version)
-        select _a.id, $${p + 6}, _a.item, row_to_json(_w.*), $${p + 7}::json, $${p + 8}::uuid from _a join _w on _w.${pk}::text = _a.item)`;
+        select _a.id, $${p + 6}, _a.item, row_to_json(_w.*), $${p + 8}::json, $${p + 9}::uuid from _a join _w on _w.${pk}::text = _a.item)`;
     }
     sql += ` select _w.${pk} as pk from _w`;
   }

@@ -7,15 +7,18 @@ import { keyArrayCast, primaryField } from './keys.ts';
 import { writeToMany, writeToOne } from './nested.ts';
 import { checkFieldAccess, isPlainObject, preparePayload, type PreparedPayload } from './payload.ts';
 import { keyFromRow, returning, type WrittenRow } from './sql.ts';
+import { stampPayload } from './specials.ts';
+import { validatePayload } from '../../access/validation.ts';
 import type { Payload, PrimaryKey, ValidationContext, WriteContext } from './types.ts';
 
-/** Permission (action, fields) and payload checks of an update of `keys`; no database work. */
+/** Permission (action, fields, validation) and payload checks of an update of `keys`; no database work. */
 export async function validateUpdate(v: ValidationContext, collection: CollectionOverview, keys: PrimaryKey[], payload: unknown): Promise<PreparedPayload> {
   if (!isPlainObject(payload)) throw new InvalidPayloadError('Invalid payload. Update data must be an object.');
   const name = collection.collection;
   const permission = permit(v, name, 'update');
   checkFieldAccess(name, payload, permission.fields);
-  return preparePayload(v.schema, collection, payload, 'update', keys);
+  validatePayload(permission.validation, payload, v.accountability);
+  return preparePayload(v.schema, collection, stampPayload(collection, 'update', payload, v.accountability), 'update', keys);
 }
 
 /** `update <table> as _row set ... where <pk> = any($n)` without a returning clause (null without columns). */

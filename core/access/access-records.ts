@@ -1,0 +1,60 @@
+/** Access records (svc_access): which policy applies to a role or to a user directly. Admins write; any
+ * signed-in caller reads the rows that apply to them (their user or one of their roles). */
+import type { ServiceContext } from '../context.ts';
+import { ForbiddenError, InvalidPayloadError } from '../errors.ts';
+import { createItem, deleteItem, updateItem } from '../items/write/index.ts';
+import type { Query } from '../query/types.ts';
+import type { Services } from '../services.ts';
+import { changeAccess, readRecord, readRecords, requireAdmin, type RecordData } from './system-records.ts';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+function body(raw: unknown): RecordData {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new InvalidPayloadError('Invalid payload. Body must be an object.');
+  const { id: _id, ...rest } = raw as RecordData;
+  return rest;
+}
+
+/** Exactly one of role and user (an access row with neither or both would apply to nobody or be ambiguous). */
+function checkOwner(merged: RecordData): void {
+  const role = merged.role ?? null;
+  const user = merged.user ?? null;
+  if ((role === null) === (user === null)) {
+    throw new InvalidPayloadError('Invalid payload. Exactly one of "role" and "user" is required.', { collection: 'svc_access', field: role === null ? 'role' : 'user' });
+  }
+  if (merged.policy === undefined || merged.policy === null) throw new InvalidPayloadError('Invalid payload. "policy" is required.', { collection: 'svc_access', field: 'policy' });
+}
+
+export async function createAccess(services: Services, ctx: ServiceContext, raw: unknown): Promise<string> {
+  requireAdmin(ctx);
+  const data = body(raw);
+  checkOwner(data);
+  return changeAccess(services, ctx, async (trx) => String(await createItem(trx, 'svc_access', data)));
+}
+
+export async function updateAccess(services: Services, ctx: ServiceContext, id: string, raw: unknown): Promise<string> {
+  requireAdmin(ctx);
+  if (!UUID.test(id)) throw new ForbiddenError();
+  const data = body(raw);
+  return changeAccess(services, ctx, async (trx) => {
+    const current = await readRecord(trx, 'svc_access', id, {});
+    checkOwner({ ...current, ...data });
+    await updateItem(trx, 'svc_access', id, data);
+    return id;
+  });
+}
+
+export async function deleteAccess(services: Services, ctx: ServiceContext, id: string): Promise<void> {
+  requireAdmin(ctx);
+  if (!UUID.test(id)) throw new ForbiddenError();
+  await changeAccess(services, ctx, (trx) => deleteItem(trx, 'svc_access', id));
+}
+
+export async function listAccess(ctx: ServiceContext, query: Query): Promise<{ data: RecordData[]; meta?: RecordData }> {
+  return readRecords(ctx, 'svc_access', query);
+}
+
+export async function readAccess(ctx: ServiceContext, id: string, query: Query): Promise<RecordData> {
+  if (!UUID.test(id)) throw new ForbiddenError();
+  return readRecord(ctx, 'svc_access', id, query);
+}

@@ -1,0 +1,164 @@
+/** Permission records (svc_permissions): admin CRUD with the collection, action and filters validated
+ * before anything is stored, and GET /permissions/me, the caller's permissions as the permission engine
+ * resolves them (Directus 11 shape: collection -> action -> {access, fields, permissions, validation, presets}). */
+import { loadPermissions, type PermissionAction, type PermissionSet } from './permissions.ts';
+import { systemAccountability } from './accountability.ts';
+import type { ServiceContext } from '../context.ts';
+import { ForbiddenError, InvalidPayloadError, InvalidQueryError } from '../errors.ts';
+import { createItem, deleteItem, updateItem } from '../items/write/index.ts';
+import { parseFilter } from '../query/parse.ts';
+import { planFilter } from '../query/plan.ts';
+import type { Filter, Query } from '../query/types.ts';
+import type { Services } from '../services.ts';
+import { changeAccess, readRecord, readRecords, requireAdmin, type RecordData } from './system-records.ts';
+
+export const PERMISSION_ACTIONS: readonly PermissionAction[] = ['create', 'read', 'update', 'delete', 'share'];
+
+const FULL_SET: PermissionSet = { get: () => ({ filter: null, fields: null, validation: null, presets: null }), clockDependent: false };
+
+function invalid(field: string, message: string): InvalidPayloadError {
+  return new InvalidPayloadError(`Invalid payload. ${message}`, { collection: 'svc_permissions', field });
+}
+
+function targetCollection(ctx: ServiceContext, name: unknown): string {
+  if (typeof name !== 'string' || name === '') throw invalid('collection', '"collection" is required.');
+  const c = Object.hasOwn(ctx.schema.collections, name) ? ctx.schema.collections[name] : undefined;
+  if (!c || c.folder) throw invalid('collection', `Collection "${name}" doesn't exist.`);
+  return name;
+}
+
+/** A row filter or validation rule must be a filter the query language accepts on that collection. */
+function checkFilter(ctx: ServiceContext, collection: string, field: 'permissions' | 'validation', raw: unknown): Filter | null {
+  if (raw === null || raw === undefined) return null;
+  if (typeof raw !== 'object' || Array.isArray(raw)) throw invalid(field, `"${field}" must be a filter object.`);
+  const { config } = ctx;
+  try {
+    const filter = parseFilter(raw, { maxDepth: config.querystringMaxParseDepth, maxLimit: config.queryLimitMax }, field);
+    if (Object.keys(filter).length > 0) {
+      planFilter({
+        schema: ctx.schema, permissions: FULL_SET, accountability: systemAccountability(),
+        limits: { maxDepth: config.querystringMaxParseDepth, maxLimit: config.queryLimitMax, defaultLimit: config.queryLimitDefault, maxRelationalDepth: config.maxRelationalDepth },
+      }, ctx.schema.collections[collection], filter);
+    }
+    return filter;
+  } catch (err) {
+    if (err instanceof InvalidQueryError || err instanceof InvalidPayloadError) throw invalid(field, err.message);
+    if (err instanceof ForbiddenError) throw invalid(field, err.message);
+    throw err;
+  }
+}
+
+function fieldList(raw: unknown): string[] | null {
+  if (raw === null) return null;
+  const list = typeof raw === 'string' ? raw.split(',').map((s) => s.trim()).filter(Boolean) : raw;
+  if (!Array.isArray(list) || list.some((f) => typeof f !== 'string' || f === '')) throw invalid('fields', '"fields" must be an array of field names.');
+  return [...new Set(list as string[])];
+}
+
+function presets(raw: unknown): RecordData | null {
+  if (raw === null) return null;
+  if (typeof raw !== 'object' || Array.isArray(raw)) throw invalid('presets', '"presets" must be an object.');
+  return raw as RecordData;
+}
+
+/** Validates and normalises a create payload or (with `current`) the merged state of an update. */
+function normalize(ctx: ServiceContext, data: RecordData, current: RecordData | null): RecordData {
+  const out: RecordData = { ...data };
+  const merged = { ...(current ?? {}), ...data };
+  if (!current && (typeof data.policy !== 'string')) throw invalid('policy', '"policy" is required.');
+  const collection = targetCollection(ctx, merged.collection);
+  if (typeof merged.action !== 'string' || !PERMISSION_ACTIONS.includes(merged.action as PermissionAction)) {
+    throw invalid('action', `"action" must be one of ${PERMISSION_ACTIONS.join(', ')}.`);
+  }
+  // A changed collection re-validates the filters that stay.
+  for (const f of ['permissions', 'validation'] as const) {
+    if (data[f] !== undefined || data.collection !== undefined) {
+      const checked = checkFilter(ctx, collection, f, merged[f]);
+      if (data[f] !== undefined) out[f] = checked;
+    }
+  }
+  if (data.fields !== undefined) out.fields = fieldList(data.fields);
+  else if (!current) out.fields = ['*'];
+  if (data.presets !== undefined) out.presets = presets(data.presets);
+  return out;
+}
+
+function body(raw: unknown): RecordData {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new InvalidPayloadError('Invalid payload. Body must be an object.');
+  const { id: _id, ...rest } = raw as RecordData;
+  return rest;
+}
+
+/** Inside an open access change (also used by POST /policies with nested permissions). */
+export async function createPermissionIn(trx: ServiceContext, raw: RecordData): Promise<number> {
+  return Number(await createItem(trx, 'svc_permissions', normalize(trx, body(raw), null)));
+}
+
+export async function createPermission(services: Services, ctx: ServiceContext, raw: unknown): Promise<number> {
+  requireAdmin(ctx);
+  const data = body(raw);
+  const normalized = normalize(ctx, data, null);
+  return changeAccess(services, ctx, async (trx) => Number(await createItem(trx, 'svc_permissions', normalized)));
+}
+
+function parseId(id: string): number {
+  if (!/^\d{1,9}$/.test(id)) throw new ForbiddenError();
+  return Number(id);
+}
+
+export async function updatePermission(services: Services, ctx: ServiceContext, id: string, raw: unknown): Promise<number> {
+  requireAdmin(ctx);
+  const key = parseId(id);
+  const data = body(raw);
+  return changeAccess(services, ctx, async (trx) => {
+    const current = await readRecord(trx, 'svc_permissions', key, {});
+    await updateItem(trx, 'svc_permissions', key, normalize(ctx, data, current));
+    return key;
+  });
+}
+
+export async function deletePermission(services: Services, ctx: ServiceContext, id: string): Promise<void> {
+  requireAdmin(ctx);
+  const key = parseId(id);
+  await changeAccess(services, ctx, (trx) => deleteItem(trx, 'svc_permissions', key));
+}
+
+export async function listPermissions(ctx: ServiceContext, query: Query): Promise<{ data: RecordData[]; meta?: RecordData }> {
+  requireAdmin(ctx);
+  return readRecords(ctx, 'svc_permissions', query);
+}
+
+export async function readPermission(ctx: ServiceContext, id: string, query: Query): Promise<RecordData> {
+  requireAdmin(ctx);
+  return readRecord(ctx, 'svc_permissions', parseId(id), query);
+}
+
+export interface ActionAccess {
+  access: 'full' | 'partial';
+  fields: string[];
+  permissions: Filter | null;
+  validation: Filter | null;
+  presets: RecordData | null;
+}
+
+/** Every collection and action the caller may use. `full` = no row filter, `partial` = rows limited. */
+export async function permissionsOfCaller(ctx: ServiceContext): Promise<Record<string, Partial<Record<PermissionAction, ActionAccess>>>> {
+  const set = await loadPermissions(ctx);
+  const out: Record<string, Partial<Record<PermissionAction, ActionAccess>>> = {};
+  for (const name of Object.keys(ctx.schema.collections).sort()) {
+    const c = ctx.schema.collections[name];
+    if (c.folder) continue;
+    for (const action of PERMISSION_ACTIONS) {
+      const p = set.get(name, action);
+      if (!p) continue;
+      (out[name] ??= {})[action] = {
+        access: p.filter ? 'partial' : 'full',
+        fields: p.fields ? [...p.fields] : ['*'],
+        permissions: p.filter,
+        validation: p.validation,
+        presets: p.presets,
+      };
+    }
+  }
+  return out;
+}

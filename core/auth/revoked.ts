@@ -1,0 +1,16 @@
+/** Logged-out session tokens, remembered in the SharedStore until they would have expired, so presenting one
+ * again is told apart from a token that never existed: 401 TOKEN_REVOKED instead of INVALID_CREDENTIALS /
+ * INVALID_TOKEN. Keys hold a hash of the token, never the token. Read only on failure paths. */
+import { createHash } from 'node:crypto';
+import type { SharedStore } from '../store/index.ts';
+
+const keyOf = (token: string) => `revoked-session:${createHash('sha256').update(token).digest('base64url')}`;
+
+export async function rememberRevoked(store: SharedStore, token: string, expires: Date): Promise<void> {
+  const ttl = expires.getTime() - Date.now();
+  if (ttl > 0) await store.set(keyOf(token), '1', ttl);
+}
+
+export async function wasRevoked(store: SharedStore, token: string): Promise<boolean> {
+  return (await store.get(keyOf(token))) !== null;
+}

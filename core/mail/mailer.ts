@@ -1,0 +1,44 @@
+/** The Mailer port: nodemailer over SMTP (or the local sendmail binary), configured from EMAIL_*. One
+ * transport per configuration, reused across requests (it pools nothing, so it holds no sockets idle). */
+import nodemailer, { type Transporter } from 'nodemailer';
+import type { Config } from '../config.ts';
+
+export interface MailMessage {
+  to: string;
+  subject: string;
+  text: string;
+  html: string;
+}
+
+const transports = new WeakMap<Config, Transporter>();
+
+function transportFor(config: Config): Transporter {
+  let transport = transports.get(config);
+  if (!transport) {
+    transport = config.emailTransport === 'sendmail'
+      ? nodemailer.createTransport({ sendmail: true, newline: 'unix' })
+      : nodemailer.createTransport({
+        host: config.emailSmtpHost,
+        port: config.emailSmtpPort,
+        secure: config.emailSmtpSecure,
+        ...(config.emailSmtpUser ? { auth: { user: config.emailSmtpUser, pass: config.emailSmtpPassword ?? '' } } : {}),
+      });
+    transports.set(config, transport);
+  }
+  return transport;
+}
+
+export async function sendMail(config: Config, message: MailMessage): Promise<void> {
+  await transportFor(config).sendMail({ from: config.emailFrom, ...message });
+}
+
+/** A plain message with one call-to-action link, as text and as HTML. */
+export function linkMessage(to: string, subject: string, intro: string, url: string): MailMessage {
+  const escaped = url.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
+  return {
+    to,
+    subject,
+    text: `${intro}\n\n${url}\n`,
+    html: `<p>${intro.replace(/&/g, '&amp;').replace(/</g, '&lt;')}</p><p><a href="${escaped}">${escaped}</a></p>`,
+  };
+}

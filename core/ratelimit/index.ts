@@ -1,0 +1,36 @@
+/** The process's rate limits for a set of services: built once (so apps sharing services share counters),
+ * null when RATE_LIMITER_ENABLED is false. */
+import type { Services } from '../services.ts';
+import { RedisStore } from '../store/redis-store.ts';
+import { RateLimits } from './rate-limits.ts';
+
+export { RateLimits, type RateLimitExceeded } from './rate-limits.ts';
+export type { BucketName } from './config.ts';
+
+const built = new WeakMap<Services, RateLimits | null>();
+
+function build(services: Services): RateLimits | null {
+  const { config, store } = services;
+  if (!config.rateLimiter.enabled) return null;
+  if (config.rateLimiter.store === 'shared') {
+    if (store instanceof RedisStore) return new RateLimits(config.rateLimiter, config.logLevel, { client: store.client, namespace: config.redisNamespace });
+    // Only reachable when a caller injects a non-Redis shared store (REDIS_URL is required by the config):
+    // limit per process rather than not at all.
+    if (config.logLevel !== 'silent') console.warn('RATE_LIMITER_STORE=shared without the Redis shared store: rate limits are per process');
+  }
+  return new RateLimits(config.rateLimiter, config.logLevel, null);
+}
+
+export function rateLimitsFor(services: Services): RateLimits | null {
+  let limits = built.get(services);
+  if (limits === undefined) {
+    limits = build(services);
+    built.set(services, limits);
+  }
+  return limits;
+}
+
+/** Sets the limits apps built from now on over `services` use (e.g. limits on their own Redis connection). */
+export function useRateLimits(services: Services, limits: RateLimits | null): void {
+  built.set(services, limits);
+}

@@ -1,0 +1,74 @@
+/** Invitations (SPEC.md > Users, User status): POST /users/invite creates invited users (or re-sends to
+ * users still invited) and mails each a link with a signed `{email, scope: 'invite'}` token valid
+ * USER_INVITE_TOKEN_TTL; POST /users/invite/accept sets the password and activates the account. */
+import { randomUUID } from 'node:crypto';
+import type { ServiceContext } from '../context.ts';
+import { inTransaction, run } from '../db/database.ts';
+import { ForbiddenError, InvalidPayloadError, ServiceUnavailableError } from '../errors.ts';
+import { enforcePasswordPolicy } from '../auth/password-policy.ts';
+import { hashPassword } from '../auth/passwords.ts';
+import { UUID_RE } from '../items/write/keys.ts';
+import { linkMessage, sendMail } from '../mail/mailer.ts';
+import type { Services } from '../services.ts';
+import { userByEmail, requiredString } from './lookup.ts';
+import { checkEmail } from './payload.ts';
+import { signMailToken, verifyMailToken } from './tokens.ts';
+import { mailLink, publicPath } from './urls.ts';
+
+const MAX_INVITES = 100;
+
+export async function inviteUsers(services: Services, ctx: ServiceContext, body: Record<string, unknown>): Promise<void> {
+  if (!ctx.accountability.admin) throw new ForbiddenError();
+  const { config } = services;
+  const raw = body.email;
+  if (raw === undefined || raw === null || raw === '') throw new InvalidPayloadError('"email" is required');
+  const emails = (Array.isArray(raw) ? raw : [raw]).map((e) => checkEmail(e));
+  if (emails.length === 0) throw new InvalidPayloadError('"email" must contain at least 1 items');
+  if (emails.length > MAX_INVITES) throw new InvalidPayloadError(`"email" must contain less than or equal to ${MAX_INVITES} items`);
+  const role = body.role;
+  if (role === undefined || role === null) throw new InvalidPayloadError('"role" is required');
+  if (typeof role !== 'string' || !UUID_RE.test(role)) throw new InvalidPayloadError('"role" must be a valid GUID');
+  const fallback = publicPath(config.publicUrl, '/admin/accept-invite');
+  const link = (token: string) => mailLink(body.invite_url, config.userInviteUrlAllowList, fallback, token, 'invite users');
+  link('check'); // rejects a disallowed invite_url before anything is written
+
+  const toMail = await inTransaction(ctx.db, async (trx) => {
+    const [known] = await run(trx, 'select 1 from svc_roles where id = $1', [role]);
+    if (!known) throw new InvalidPayloadError(`Role "${role}" doesn't exist.`);
+    const mail: string[] = [];
+    for (const email of new Set(emails)) {
+      const user = await userByEmail(trx, email);
+      if (!user) {
+        await run(trx, "insert into svc_users (id, email, role, status) values ($1, $2, $3, 'invited')", [randomUUID(), email, role]);
+        mail.push(email);
+      } else if (user.status === 'invited') {
+        mail.push(user.email);
+      } // anyone else already has an account: nothing to send
+    }
+    return mail;
+  });
+  await services.schema.invalidate();
+
+  for (const email of toMail) {
+    const token = await signMailToken({ email, scope: 'invite' }, config.secret, config.userInviteTokenTtlMs);
+    try {
+      await sendMail(config, linkMessage(email, "You've been invited",
+        `You have been invited to ${config.projectName}. Open the link below to accept the invitation and choose a password.`, link(token)));
+    } catch {
+      throw new ServiceUnavailableError('Could not send the invitation email.');
+    }
+  }
+}
+
+export async function acceptInvite(services: Services, body: Record<string, unknown>): Promise<void> {
+  const token = requiredString(body, 'token');
+  const password = requiredString(body, 'password');
+  const { email } = await verifyMailToken(token, services.config.secret, 'invite');
+  const db = services.database.db;
+  const user = await userByEmail(db, email);
+  if (!user || user.status !== 'invited') throw new InvalidPayloadError(`Email address ${email} hasn't been invited.`);
+  await enforcePasswordPolicy(db, password);
+  await run(db, `update svc_users set password = $2, status = 'active', require_password_change = false
+    where id = $1 and status = 'invited'`, [user.id, await hashPassword(password)]);
+  await services.schema.invalidate();
+}

@@ -1,0 +1,64 @@
+/** PATCH /users/me: a user edits their own record. Only SELF_EDITABLE fields are kept (role, status,
+ * admin flags, policies... are silently dropped); a new password needs `current_password` and, with
+ * two-factor on, `otp`. The write itself goes through the items service with the caller's identity kept
+ * for activity but permission checks lifted: the field list above is the permission. */
+import type { ServiceContext } from '../context.ts';
+import { inTransaction, run } from '../db/database.ts';
+import { InvalidCredentialsError, InvalidOtpError, InvalidPayloadError } from '../errors.ts';
+import { loadPasswordPolicy } from '../auth/password-policy.ts';
+import { verifyOtp } from '../auth/otp.ts';
+import { verifyPassword } from '../auth/passwords.ts';
+import { updateItem } from '../items/write/index.ts';
+import type { Services } from '../services.ts';
+import { asPayload, checkFields, checkUniqueEmails, SELF_EDITABLE, type UserPayload } from './payload.ts';
+
+export interface OwnCredentials { id: string; password: string | null; tfa_secret: string | null; tfa_enabled: boolean }
+
+export function currentUserId(ctx: ServiceContext): string {
+  if (!ctx.accountability.user) throw new InvalidCredentialsError();
+  return ctx.accountability.user;
+}
+
+export async function ownCredentials(ctx: ServiceContext): Promise<OwnCredentials> {
+  const id = currentUserId(ctx);
+  const [row] = await run<OwnCredentials>(ctx.db, 'select id, password, tfa_secret, tfa_enabled from svc_users where id = $1', [id]);
+  if (!row) throw new InvalidCredentialsError();
+  return row;
+}
+
+/** The caller proves they hold the account: their current password (when they have one), and their
+ * one-time code when two-factor is on. */
+export async function proveOwnership(user: OwnCredentials, password: unknown, otp: unknown, requireOtp: boolean): Promise<void> {
+  if (user.password !== null) {
+    if (password === undefined || password === null || password === '') throw new InvalidPayloadError('"current_password" is required');
+    if (typeof password !== 'string' || !(await verifyPassword(user.password, password))) throw new InvalidCredentialsError();
+  }
+  if (requireOtp && user.tfa_secret) {
+    if (typeof otp !== 'string' || otp === '') throw new InvalidOtpError('"otp" is required');
+    if (!(await verifyOtp(user.tfa_secret, otp))) throw new InvalidOtpError('"otp" is invalid');
+  }
+}
+
+export async function updateMe(services: Services, ctx: ServiceContext, body: unknown): Promise<string> {
+  const raw = asPayload(body);
+  const user = await ownCredentials(ctx);
+  const payload: UserPayload = {};
+  for (const field of SELF_EDITABLE) if (raw[field] !== undefined) payload[field] = raw[field];
+
+  if (payload.password !== undefined) {
+    if (typeof payload.password !== 'string' || payload.password === '') throw new InvalidPayloadError('"password" must be a non-empty string');
+    await proveOwnership(user, raw.current_password, raw.otp, true);
+    // The user chose this password themselves.
+    payload.require_password_change = false;
+  }
+  checkFields(payload, payload.password !== undefined ? await loadPasswordPolicy(ctx.db) : null);
+  if (Object.keys(payload).length === 0) return user.id;
+
+  const self = { ...ctx, accountability: { ...ctx.accountability, admin: true } };
+  await inTransaction(ctx.db, async (trx) => {
+    if (typeof payload.email === 'string') await checkUniqueEmails(trx, [payload.email], [user.id]);
+    await updateItem({ ...self, db: trx }, 'svc_users', user.id, payload);
+  });
+  await services.schema.invalidate();
+  return user.id;
+}

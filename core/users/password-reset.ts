@@ -1,0 +1,48 @@
+/** Password reset as Directus: POST /auth/password/request always answers 204 (whether the email is
+ * known is never revealed; the mail goes out after the response) and mails a token carrying a digest of
+ * the current password hash, so it stops working once the password changed; POST /auth/password/reset
+ * sets the new password. */
+import { createHash } from 'node:crypto';
+import { run } from '../db/database.ts';
+import { InvalidTokenError } from '../errors.ts';
+import { enforcePasswordPolicy } from '../auth/password-policy.ts';
+import { hashPassword } from '../auth/passwords.ts';
+import { sendInBackground } from '../mail/background.ts';
+import { linkMessage } from '../mail/mailer.ts';
+import type { Services } from '../services.ts';
+import { requiredString, userByEmail } from './lookup.ts';
+import { checkEmail } from './payload.ts';
+import { signMailToken, verifyMailToken } from './tokens.ts';
+import { mailLink, publicPath } from './urls.ts';
+
+function digest(passwordHash: string | null): string {
+  return createHash('sha256').update(passwordHash ?? '').digest('base64url').slice(0, 22);
+}
+
+export async function requestPasswordReset(services: Services, body: Record<string, unknown>): Promise<void> {
+  const { config } = services;
+  const email = checkEmail(requiredString(body, 'email'));
+  const fallback = publicPath(config.publicUrl, '/admin/reset-password');
+  const link = (token: string) => mailLink(body.reset_url, config.passwordResetUrlAllowList, fallback, token, 'reset passwords');
+  link('check');
+  const user = await userByEmail(services.database.db, email);
+  if (!user || user.status !== 'active') return;
+  const token = await signMailToken({ email: user.email, scope: 'password-reset', hash: digest(user.password) }, config.secret, config.passwordResetTokenTtlMs);
+  sendInBackground(config, linkMessage(user.email, 'Password Reset Request',
+    `A password reset was requested for your ${config.projectName} account. Open the link below to choose a new password. If you did not ask for it, ignore this email.`,
+    link(token)));
+}
+
+/** A token for another password (already used, or the password changed since) is 401 INVALID_TOKEN. */
+export async function resetPassword(services: Services, body: Record<string, unknown>): Promise<void> {
+  const token = requiredString(body, 'token');
+  const password = requiredString(body, 'password');
+  const claims = await verifyMailToken(token, services.config.secret, 'password-reset');
+  const db = services.database.db;
+  const user = await userByEmail(db, claims.email);
+  if (!user || user.status !== 'active' || claims.hash !== digest(user.password)) throw new InvalidTokenError();
+  await enforcePasswordPolicy(db, password);
+  const updated = await run(db, 'update svc_users set password = $2, require_password_change = false where id = $1 and password is not distinct from $3 returning id',
+    [user.id, await hashPassword(password), user.password]);
+  if (updated.length === 0) throw new InvalidTokenError();
+}

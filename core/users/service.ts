@@ -1,0 +1,138 @@
+/** POST/PATCH/DELETE on /users (admin): the items write service on svc_users (coercion, hashing of the
+ * password, unknown fields rejected) wrapped in one transaction with the user rules: email uniqueness,
+ * password policy, require_password_change, and never removing the last active administrator. */
+import type { ServiceContext } from '../context.ts';
+import { inTransaction, run, type Executor } from '../db/database.ts';
+import { ForbiddenError, InvalidPayloadError, UnprocessableContentError } from '../errors.ts';
+import { loadPasswordPolicy } from '../auth/password-policy.ts';
+import {
+  createItem, createItems, deleteItems, updateBatch, updateByQuery, updateItem, updateItems, type PrimaryKey,
+} from '../items/write/index.ts';
+import { selectKeys } from '../items/select-keys.ts';
+import { UUID_RE } from '../items/write/keys.ts';
+import type { Query } from '../query/types.ts';
+import type { Services } from '../services.ts';
+import { adminPasswordRule, asPayload, checkFields, checkUniqueEmails, emailsOf, type UserPayload } from './payload.ts';
+
+const USERS = 'svc_users';
+
+function requireAdmin(ctx: ServiceContext): void {
+  if (!ctx.accountability.admin) throw new ForbiddenError();
+}
+
+function uuidKeys(raw: unknown): string[] {
+  const list = Array.isArray(raw) ? raw : [raw];
+  for (const k of list) if (typeof k !== 'string' || !UUID_RE.test(k)) throw new ForbiddenError();
+  return list as string[];
+}
+
+const ADMIN_COUNT_SQL = `select count(*)::int as n from svc_users u left join svc_roles r on r.id = u.role
+  where u.status = 'active' and (coalesce(r.admin_access, false) or coalesce(r.tech_access, false) or exists (
+    select 1 from svc_access a join svc_policies p on p.id = a.policy
+    where p.admin_access and (a.role = u.role or a."user" = u.id)))`;
+
+async function adminCount(db: Executor): Promise<number> {
+  const [row] = await run<{ n: number }>(db, ADMIN_COUNT_SQL);
+  return Number(row.n);
+}
+
+/** Runs a write in one transaction; 422 when it leaves no active administrator (as Directus). Access caches
+ * hold users by id and token, so every user write bumps the schema version after commit. */
+async function write<T>(services: Services, ctx: ServiceContext, guardAdmins: boolean, fn: (ctx: ServiceContext) => Promise<T>): Promise<T> {
+  const result = await inTransaction(ctx.db, async (trx) => {
+    const before = guardAdmins ? await adminCount(trx) : 0;
+    const out = await fn({ ...ctx, db: trx });
+    if (guardAdmins && before > 0 && await adminCount(trx) === 0) {
+      throw new UnprocessableContentError("You can't remove the last admin user from the admin role.");
+    }
+    return out;
+  });
+  await services.schema.invalidate();
+  return result;
+}
+
+function touchesAdminRights(payload: UserPayload): boolean {
+  return payload.role !== undefined || payload.status !== undefined;
+}
+
+export async function createUsers(services: Services, ctx: ServiceContext, body: unknown): Promise<PrimaryKey | PrimaryKey[]> {
+  requireAdmin(ctx);
+  const many = Array.isArray(body);
+  const payloads = (many ? body : [body]).map((p) => adminPasswordRule(asPayload(p)));
+  const policy = await loadPasswordPolicy(ctx.db);
+  for (const p of payloads) checkFields(p, policy);
+  return write(services, ctx, false, async (w) => {
+    await checkUniqueEmails(w.db, emailsOf(payloads), []);
+    return many ? createItems(w, USERS, payloads) : createItem(w, USERS, payloads[0]);
+  });
+}
+
+export async function updateUser(services: Services, ctx: ServiceContext, key: string, body: unknown): Promise<PrimaryKey> {
+  requireAdmin(ctx);
+  const [id] = uuidKeys(key);
+  const payload = adminPasswordRule(asPayload(body));
+  checkFields(payload, await loadPasswordPolicy(ctx.db));
+  return write(services, ctx, touchesAdminRights(payload), async (w) => {
+    await checkUniqueEmails(w.db, emailsOf([payload]), [id]);
+    return updateItem(w, USERS, id, payload);
+  });
+}
+
+/** PATCH /users with `{keys, data}`: the same data on every key. */
+export async function updateUsers(services: Services, ctx: ServiceContext, keys: unknown, data: unknown): Promise<PrimaryKey[]> {
+  requireAdmin(ctx);
+  const ids = uuidKeys(keys);
+  const payload = adminPasswordRule(asPayload(data));
+  checkFields(payload, await loadPasswordPolicy(ctx.db));
+  return write(services, ctx, touchesAdminRights(payload), async (w) => {
+    await checkUniqueEmails(w.db, ids.flatMap(() => emailsOf([payload])), ids);
+    return updateItems(w, USERS, ids, payload);
+  });
+}
+
+/** PATCH /users with `{query, data}`. */
+export async function updateUsersByQuery(services: Services, ctx: ServiceContext, query: Query, data: unknown): Promise<PrimaryKey[]> {
+  requireAdmin(ctx);
+  const payload = adminPasswordRule(asPayload(data));
+  checkFields(payload, await loadPasswordPolicy(ctx.db));
+  return write(services, ctx, touchesAdminRights(payload), async (w) => {
+    if (typeof payload.email === 'string') {
+      const ids = (await selectKeys(w, USERS, query)).map(String);
+      await checkUniqueEmails(w.db, ids.map(() => payload.email as string), ids);
+    }
+    return updateByQuery(w, USERS, query, payload);
+  });
+}
+
+/** PATCH /users with an array of objects, each with its id. */
+export async function updateUserBatch(services: Services, ctx: ServiceContext, items: unknown[]): Promise<PrimaryKey[]> {
+  requireAdmin(ctx);
+  const payloads = items.map((item) => adminPasswordRule(asPayload(item)));
+  const policy = await loadPasswordPolicy(ctx.db);
+  for (const p of payloads) checkFields(p, policy);
+  const ids = payloads.map((p) => p.id);
+  uuidKeys(ids);
+  return write(services, ctx, payloads.some(touchesAdminRights), async (w) => {
+    await checkUniqueEmails(w.db, emailsOf(payloads), ids as string[]);
+    return updateBatch(w, USERS, payloads);
+  });
+}
+
+/** Columns that reference svc_users without an ON DELETE action: cleared first, so deleting a user never
+ * fails on them (Directus clears notification senders the same way). Activity has no foreign key: its
+ * rows keep the deleted user's uuid. */
+const NULLIFY = [
+  'update svc_versions set user_updated = null where user_updated = any($1::uuid[])',
+  'update svc_notifications set sender = null where sender = any($1::uuid[])',
+  'update svc_comments set user_updated = null where user_updated = any($1::uuid[])',
+];
+
+export async function deleteUsers(services: Services, ctx: ServiceContext, keys: unknown): Promise<void> {
+  requireAdmin(ctx);
+  const ids = uuidKeys(keys);
+  if (ids.length === 0) throw new InvalidPayloadError('Invalid payload. "keys" must not be empty.');
+  await write(services, ctx, true, async (w) => {
+    for (const sql of NULLIFY) await run(w.db, sql, [ids]);
+    await deleteItems(w, USERS, ids);
+  });
+}

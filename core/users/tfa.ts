@@ -1,0 +1,58 @@
+/** Two-factor setup (SPEC.md > Users). POST /users/me/tfa/enable `{password}` (also /tfa/generate, Directus'
+ * name) returns a fresh secret and its otpauth URL and keeps it pending in the shared store; enabling
+ * completes when a code for it is confirmed: enable `{otp}` (or Directus' `{secret, otp}`). Until then the
+ * account has no tfa_secret, so login does not ask for a code. */
+import { generateSecret, generateURI } from 'otplib';
+import type { ServiceContext } from '../context.ts';
+import { run } from '../db/database.ts';
+import { ForbiddenError, InvalidOtpError, InvalidPayloadError } from '../errors.ts';
+import { verifyOtp } from '../auth/otp.ts';
+import { UUID_RE } from '../items/write/keys.ts';
+import type { Services } from '../services.ts';
+import { ownCredentials, proveOwnership } from './me.ts';
+
+const PENDING_TTL_MS = 15 * 60 * 1000;
+const pendingKey = (user: string) => `tfa:pending:${user}`;
+
+export interface TfaSetup { secret: string; otpauth_url: string }
+
+export async function generateTfa(services: Services, ctx: ServiceContext, body: Record<string, unknown>): Promise<TfaSetup> {
+  const user = await ownCredentials(ctx);
+  if (user.tfa_secret) throw new InvalidPayloadError('TFA Secret is already set for this user');
+  await proveOwnership(user, body.password, null, false);
+  const [row] = await run<{ email: string | null; project_name: string | null }>(ctx.db,
+    'select u.email, (select project_name from svc_settings limit 1) as project_name from svc_users u where u.id = $1', [user.id]);
+  const secret = generateSecret();
+  const otpauth_url = generateURI({ issuer: row.project_name ?? ctx.config.projectName, label: row.email ?? user.id, secret });
+  await services.store.set(pendingKey(user.id), secret, PENDING_TTL_MS);
+  return { secret, otpauth_url };
+}
+
+export async function confirmTfa(services: Services, ctx: ServiceContext, body: Record<string, unknown>): Promise<void> {
+  const user = await ownCredentials(ctx);
+  if (user.tfa_secret) throw new InvalidPayloadError('TFA Secret is already set for this user');
+  if (body.secret !== undefined && typeof body.secret !== 'string') throw new InvalidPayloadError('"secret" must be a string');
+  const secret = (body.secret as string | undefined) ?? await services.store.get(pendingKey(user.id));
+  if (!secret) throw new InvalidPayloadError('"secret" is required: generate one first');
+  if (typeof body.otp !== 'string' || !(await verifyOtp(secret, body.otp))) throw new InvalidOtpError();
+  await run(ctx.db, 'update svc_users set tfa_secret = $2, tfa_enabled = true where id = $1', [user.id, secret]);
+  await services.store.del(pendingKey(user.id));
+}
+
+export async function disableOwnTfa(ctx: ServiceContext, body: Record<string, unknown>): Promise<void> {
+  const user = await ownCredentials(ctx);
+  if (!user.tfa_secret) throw new InvalidPayloadError("TFA isn't enabled for this user");
+  if (typeof body.otp !== 'string' || body.otp === '') throw new InvalidOtpError('"otp" is required');
+  if (!(await verifyOtp(user.tfa_secret, body.otp))) throw new InvalidOtpError();
+  const [enforced] = await run(ctx.db, 'select 1 from svc_users u join svc_roles r on r.id = u.role where u.id = $1 and r.enforce_tfa', [user.id]);
+  if (enforced) throw new InvalidPayloadError('Two-factor authentication is enforced by the role and cannot be disabled.');
+  await run(ctx.db, 'update svc_users set tfa_secret = null, tfa_enabled = false where id = $1', [user.id]);
+}
+
+/** POST /users/{id}/tfa/disable: admins reset a user's two-factor without a code. */
+export async function disableTfaOf(ctx: ServiceContext, id: string): Promise<void> {
+  if (!ctx.accountability.admin) throw new ForbiddenError();
+  if (!UUID_RE.test(id)) throw new ForbiddenError();
+  const rows = await run(ctx.db, 'update svc_users set tfa_secret = null, tfa_enabled = false where id = $1 returning id', [id]);
+  if (rows.length === 0) throw new ForbiddenError();
+}
