@@ -33,6 +33,7 @@ export async function createServices(config: Config, opts: StartOptions = {}): P
     opts.onBootstrap?.(result);
   }
   const store = opts.store ?? openSharedStore(config.redisUrl, config.redisNamespace);
+  await store.ready?.();
   const schema = new SchemaCache(database.db, store);
   return {
     config,

@@ -23,10 +23,14 @@ export async function recordFailedLogin(services: Services, user: string | null)
   const limit = await allowedAttempts(services);
   if (!user || limit === null) return false;
   const key = keyOf(user);
-  const count = await services.store.incr(key);
-  // Not atomic with the increment: two simultaneous first failures may count as one. Harmless: the login
-  // rate limiter bounds the pace of attempts anyway.
-  if (count === 1) await services.store.set(key, '1', LOGIN_ATTEMPTS_WINDOW_MS);
+  let count: number;
+  try {
+    count = await services.store.incr(key, LOGIN_ATTEMPTS_WINDOW_MS);
+  } catch {
+    // Shared store unreachable: the attempt goes uncounted rather than failing the login with a 500. The
+    // login rate limiter (which falls back to memory) still bounds the pace of attempts.
+    return false;
+  }
   if (count < limit) return false;
   const suspended = await run(services.database.db,
     "update svc_users set status = 'suspended' where id = $1 and status = 'active' returning id", [user]);
@@ -37,5 +41,5 @@ export async function recordFailedLogin(services: Services, user: string | null)
 }
 
 export async function resetFailedLogins(services: Services, user: string): Promise<void> {
-  await services.store.del(keyOf(user));
+  await services.store.del(keyOf(user)).catch(() => undefined);
 }

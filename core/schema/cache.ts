@@ -30,8 +30,14 @@ export class SchemaCache {
     return this.#reload(version);
   }
 
+  /** When the shared store cannot be reached the process keeps serving the overview it has (or loads one),
+   * rather than failing every request; it catches up with the version once the store answers again. */
   async #readVersion(): Promise<string> {
-    return (await this.store.get(VERSION_KEY)) ?? '0';
+    try {
+      return (await this.store.get(VERSION_KEY)) ?? '0';
+    } catch {
+      return this.#schema?.version ?? 'store-unavailable';
+    }
   }
 
   #checkedVersion(): Promise<string> {

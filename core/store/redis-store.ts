@@ -6,13 +6,27 @@ export class RedisStore implements SharedStore {
   readonly kind = 'redis' as const;
   readonly client: Redis;
   readonly #prefix: string;
+  readonly #ready: Promise<void>;
 
   /** Keys are `svc:{key}`, or `svc:{namespace}:{key}` when several deployments share one Redis. */
   constructor(url: string, namespace = '') {
     this.#prefix = namespace ? `svc:${namespace}:` : 'svc:';
-    this.client = new Redis(url, { maxRetriesPerRequest: 2, enableOfflineQueue: true, lazyConnect: false });
+    // No offline queue: while disconnected, commands fail at once and callers fall back (schema cache keeps
+    // its overview, rate limits use their in-memory insurance) instead of hanging on reconnect attempts.
+    this.client = new Redis(url, { maxRetriesPerRequest: 1, enableOfflineQueue: false, connectTimeout: 2000 });
     // Connection errors surface on the commands that fail; the client keeps reconnecting.
     this.client.on('error', () => {});
+    this.#ready = new Promise<void>((resolve) => {
+      const done = () => resolve();
+      this.client.once('ready', done);
+      this.client.once('error', done);
+      setTimeout(done, 3000).unref();
+    });
+  }
+
+  /** Resolves once the first connection attempt has succeeded or failed. */
+  ready(): Promise<void> {
+    return this.#ready;
   }
 
   async get(key: string): Promise<string | null> {
@@ -24,8 +38,13 @@ export class RedisStore implements SharedStore {
     else await this.client.set(this.#prefix + key, value);
   }
 
-  async incr(key: string): Promise<number> {
-    return this.client.incr(this.#prefix + key);
+  async incr(key: string, ttlMs?: number): Promise<number> {
+    if (!ttlMs) return this.client.incr(this.#prefix + key);
+    // One round trip, atomic: the expiry is set only when the counter has none yet (a new counter).
+    const res = await this.client.multi().incr(this.#prefix + key).pexpire(this.#prefix + key, ttlMs, 'NX').exec();
+    const [err, value] = res?.[0] ?? [new Error('redis transaction failed'), null];
+    if (err) throw err;
+    return Number(value);
   }
 
   async del(key: string): Promise<void> {

@@ -4,10 +4,13 @@ export interface SharedStore {
   readonly kind: 'memory' | 'redis';
   get(key: string): Promise<string | null>;
   set(key: string, value: string, ttlMs?: number): Promise<void>;
-  /** Atomically increments an integer counter and returns the new value. */
-  incr(key: string): Promise<number>;
+  /** Atomically increments an integer counter and returns the new value; `ttlMs` sets its expiry when the
+   * counter is created (a running counter keeps the expiry of its first increment). */
+  incr(key: string, ttlMs?: number): Promise<number>;
   del(key: string): Promise<void>;
   close(): Promise<void>;
+  /** Resolves when the store has tried to connect (start-up waits for it). */
+  ready?(): Promise<void>;
 }
 
 export class MemoryStore implements SharedStore {
@@ -28,10 +31,12 @@ export class MemoryStore implements SharedStore {
     this.#values.set(key, { value, expires: ttlMs ? Date.now() + ttlMs : 0 });
   }
 
-  async incr(key: string): Promise<number> {
-    const next = Number((await this.get(key)) ?? '0') + 1;
+  async incr(key: string, ttlMs?: number): Promise<number> {
+    const current = await this.get(key);
+    const next = Number(current ?? '0') + 1;
     const entry = this.#values.get(key);
-    this.#values.set(key, { value: String(next), expires: entry?.expires ?? 0 });
+    const expires = current === null ? (ttlMs ? Date.now() + ttlMs : 0) : entry?.expires ?? 0;
+    this.#values.set(key, { value: String(next), expires });
     return next;
   }
 
