@@ -103,6 +103,7 @@ describe.skipIf(!REDIS_URL)('shared store on a real Redis', () => {
 
   it('falls back to memory when the Redis connection drops mid-test', async () => {
     const store = new RedisStore(REDIS_URL!, namespace);
+    await store.ready();
     try {
       const services = withLimiterRedis(a.services, env, store, namespace);
       await store.client.ping();
