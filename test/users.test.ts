@@ -117,6 +117,15 @@ describe('GET /users', () => {
     expect(code(anon)).toBe('INVALID_CREDENTIALS');
   });
 
+  it('an app user reads only its own row (app-access minimum); a user without app access gets 403', async () => {
+    const app = await createPrincipal(t.services, { token: 'users-app-reader', permissions: [], appAccess: true });
+    const list = await t.req('GET', '/users?fields=id,email', undefined, { token: 'users-app-reader' });
+    expect(list.status).toBe(200);
+    expect(list.body.data).toEqual([{ id: app.user, email: 'users-app-reader@example.com' }]);
+    await createPrincipal(t.services, { token: 'users-plain-reader', permissions: [] });
+    expect((await t.req('GET', '/users', undefined, { token: 'users-plain-reader' })).status).toBe(403);
+  });
+
   it('a missing user is 403 FORBIDDEN, as Directus', async () => {
     const res = await t.req('GET', `/users/${randomUUID()}`);
     expect(res.status).toBe(403);

@@ -94,12 +94,12 @@ export function mountUserRoutes(app: Hono<AppEnv>): void {
   });
 
   app.get('/users', async (c) => {
-    const ctx = await serviceContext(c);
+    const ctx = { ...(await serviceContext(c)), system: true };
     return jsonText(c, await readItems(ctx, USERS, queryOf(ctx, parseQueryString(c))));
   });
 
   app.get('/users/:id', async (c) => {
-    const ctx = await serviceContext(c);
+    const ctx = { ...(await serviceContext(c)), system: true };
     return jsonText(c, await readItem(ctx, USERS, c.req.param('id'), queryOf(ctx, parseQueryString(c))));
   });
 
