@@ -11,7 +11,7 @@
  *    BENCH_CONNECTIONS connections;
  * 6. prints a markdown table, writes test/bench/results.md and results.json, stops both and drops the database.
  *
- * Other knobs: BENCH_SCENARIOS=a,b,f (subset), BENCH_KEEP_DB=1 (keep svc_bench), BENCH_INDEXES=0 (see below). */
+ * Other knobs: BENCH_RATE_LIMITER=1 (limiter on, limits too high to trip), BENCH_SCENARIOS=a,b,f (subset), BENCH_KEEP_DB=1 (keep svc_bench), BENCH_INDEXES=0 (see below). */
 import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
@@ -312,7 +312,14 @@ async function main() {
         SECRET: randomBytes(32).toString('hex'),
         LOG_LEVEL: 'warn',
         NODE_ENV: 'production',
-        RATE_LIMITER_ENABLED: 'false',
+        // BENCH_RATE_LIMITER=1 keeps the limiter in the request path (memory store) with limits too high to
+        // trip, to measure what it costs; by default it is off, as the raw server has none.
+        ...(process.env.BENCH_RATE_LIMITER === '1'
+          ? {
+            RATE_LIMITER_ENABLED: 'true', RATE_LIMITER_GLOBAL_POINTS: '100000000', RATE_LIMITER_POINTS: '100000000',
+            RATE_LIMITER_USER_POINTS: '100000000', RATE_LIMITER_SERVICE_POINTS: '100000000', RATE_LIMITER_LOGIN_POINTS: '100000000',
+          }
+          : { RATE_LIMITER_ENABLED: 'false' }),
         PRESSURE_ENABLED: 'false',
         ACCESS_TOKEN_TTL: '12h',
         MAX_PAYLOAD_SIZE: '8mb',
