@@ -4,10 +4,13 @@ import type { Services } from '../core/services.ts';
 import { createBaseApp } from '../functions/http/base-app.ts';
 import type { AppEnv } from '../functions/http/env.ts';
 import { mountFunctionRoutes } from '../functions/routes/index.ts';
+import { mountServerRoutes } from '../functions/routes/server.ts';
 import { mountContainerRoutes } from './routes.ts';
 
 export function createContainerApp(services: Services): Hono<AppEnv> {
   const app = createBaseApp(services);
+  // Its own /server/ping, /server/health and /server/info, for the load balancer's health checks.
+  mountServerRoutes(app);
   mountContainerRoutes(app);
   return app;
 }

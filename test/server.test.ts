@@ -5,7 +5,7 @@ import { loadConfig } from '../core/config.ts';
 import { openDatabase } from '../core/db/database.ts';
 import { createServices } from '../core/services.ts';
 import { MemoryStore } from '../core/store/index.ts';
-import { createStandaloneApp } from '../container/app.ts';
+import { createContainerApp, createStandaloneApp } from '../container/app.ts';
 
 let t: TestApp;
 beforeAll(async () => { t = await createTestApp(); });
@@ -50,5 +50,14 @@ describe('server endpoints', () => {
     const res = await t.req('GET', '/server/info', undefined, { token: 'nope' });
     expect(res.status).toBe(401);
     expect(res.body.errors[0].extensions.code).toBe('INVALID_TOKEN');
+  });
+});
+
+describe('the container half on its own', () => {
+  it('answers health checks and nothing of the functions half', async () => {
+    const app = createContainerApp(t.services);
+    expect((await app.request('/server/health')).status).toBe(200);
+    expect(await (await app.request('/server/ping')).text()).toBe('pong');
+    expect((await app.request('/collections', { headers: { authorization: 'Bearer static-admin-token' } })).status).toBe(404);
   });
 });
