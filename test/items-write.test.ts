@@ -239,13 +239,13 @@ describe('POST /items/{collection}', () => {
     }
   });
 
-  it('lets admins write svc_ collections, without activity (their accountability is null)', async () => {
-    const activity = await count('svc_activity');
+  it('lets admins write svc_ collections, recording activity and a revision as for any collection', async () => {
     const res = await t.req('POST', '/items/svc_folders', { name: 'Admin folder' });
     expect(res.status).toBe(200);
     expect(res.body.data).toMatch(/^[0-9a-f-]{36}$/);
     expect(await count('svc_folders where id = $1', [res.body.data])).toBe(1);
-    expect(await count('svc_activity')).toBe(activity);
+    expect(await count("svc_activity where collection = 'svc_folders' and item = $1 and action = 'create'", [res.body.data])).toBe(1);
+    expect(await count("svc_revisions where collection = 'svc_folders' and item = $1", [res.body.data])).toBe(1);
   });
 });
 

@@ -75,6 +75,14 @@ const SYSTEM_SPECIALS: Record<string, string[]> = {
   'svc_users.tfa_secret': ['conceal'],
 };
 
+/** System collections record their changes like user collections (as Directus does), except the logs
+ * themselves and short-lived or internal state. */
+const UNTRACKED_SYSTEM = new Set(['svc_activity', 'svc_revisions', 'svc_sessions', 'svc_notify_delivery_events', 'svc_notify_logs']);
+
+function systemAccountability(table: string): CollectionOverview['accountability'] {
+  return UNTRACKED_SYSTEM.has(table) ? null : 'all';
+}
+
 const ALIAS_SPECIALS = new Set(['alias', 'o2m', 'm2m', 'm2a', 'files', 'translations', 'group', 'no-data']);
 
 export async function loadSchemaOverview(ex: Executor, version: string): Promise<SchemaOverview> {
@@ -102,7 +110,7 @@ export async function loadSchemaOverview(ex: Executor, version: string): Promise
         singleton: Boolean(m?.singleton),
         folder: false,
         system: isSystem,
-        accountability: isSystem ? null : ((m?.accountability ?? null) as CollectionOverview['accountability']),
+        accountability: isSystem ? systemAccountability(col.table_name) : ((m?.accountability ?? null) as CollectionOverview['accountability']),
         sortField: (m?.sort_field as string | null) ?? null,
         fields: {},
       };

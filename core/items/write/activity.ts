@@ -4,6 +4,7 @@ import type { Transaction } from 'kysely';
 import type { Accountability } from '../../access/accountability.ts';
 import { PREPARE_MARK, run } from '../../db/database.ts';
 import type { CollectionOverview } from '../../schema/types.ts';
+import { redactDelta } from './sql.ts';
 import type { Payload, PrimaryKey } from './types.ts';
 
 export type ActivityAction = 'create' | 'update' | 'delete';
@@ -44,7 +45,7 @@ export class ActivityLog {
     let parent: number | null = null;
     if (mode) {
       const revision = mode === 'all' && action !== 'delete';
-      const deltaText = revision && delta ? JSON.stringify(delta) : null;
+      const deltaText = revision && delta ? JSON.stringify(redactDelta(collection, delta)) : null;
       for (const row of rows) {
         const index = this.#entries.push({
           action, collection: collection.collection, item: String(row.key),

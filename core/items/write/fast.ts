@@ -6,7 +6,7 @@ import { ident, PREPARE_MARK, run } from '../../db/database.ts';
 import type { CollectionOverview } from '../../schema/types.ts';
 import type { ActivityAction } from './activity.ts';
 import type { PreparedPayload } from './payload.ts';
-import { keyFromRow } from './sql.ts';
+import { keyFromRow, redactDelta, snapshotSql } from './sql.ts';
 import type { Payload, PrimaryKey } from './types.ts';
 
 export function isFlat(prepared: PreparedPayload): boolean {
@@ -31,9 +31,9 @@ export async function writeWithActivity(
       _a as (insert into svc_activity (action, "user", ip, user_agent, origin, collection, item, impersonated_by)
         select $${p + 1}, $${p + 2}::uuid, $${p + 3}, $${p + 4}, $${p + 5}, $${p + 6}, _w.${pk}::text, $${p + 7}::uuid from _w returning id, item)`;
     if (mode === 'all' && action !== 'delete') {
-      params.push(JSON.stringify(delta ?? {}), version);
+      params.push(JSON.stringify(redactDelta(collection, delta) ?? {}), version);
       sql += `, _r as (insert into svc_revisions (activity, collection, item, data, delta, version)
-        select _a.id, $${p + 6}, _a.item, row_to_json(_w.*), $${p + 8}::json, $${p + 9}::uuid from _a join _w on _w.${pk}::text = _a.item)`;
+        select _a.id, $${p + 6}, _a.item, ${snapshotSql(collection, '_w')}, $${p + 8}::json, $${p + 9}::uuid from _a join _w on _w.${pk}::text = _a.item)`;
     }
     sql += ` select _w.${pk} as pk from _w`;
   }

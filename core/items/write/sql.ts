@@ -8,10 +8,34 @@ export interface WrittenRow {
   snap?: string | null;
 }
 
+/** Fields whose values never go into revisions: hashes (passwords) and concealed secrets (tokens). */
+export function secretFields(collection: CollectionOverview): string[] {
+  return Object.values(collection.fields)
+    .filter((f) => f.special.includes('hash') || f.special.includes('conceal'))
+    .map((f) => f.field);
+}
+
+/** The row `ref` (a table alias) as JSON for a revision snapshot, secrets left out. */
+export function snapshotSql(collection: CollectionOverview, ref: string): string {
+  const secrets = secretFields(collection);
+  if (secrets.length === 0) return `row_to_json(${ref}.*)`;
+  return `(to_jsonb(${ref}.*)${secrets.map((f) => ` - '${f.replace(/'/g, "''")}'`).join('')})::json`;
+}
+
+/** A revision delta with secret values replaced by the concealed marker (the change itself is kept). */
+export function redactDelta<T extends Record<string, unknown> | null>(collection: CollectionOverview, delta: T): T {
+  if (!delta) return delta;
+  const secrets = secretFields(collection).filter((f) => f in delta);
+  if (secrets.length === 0) return delta;
+  const out: Record<string, unknown> = { ...delta };
+  for (const f of secrets) if (out[f] !== null) out[f] = '**********';
+  return out as T;
+}
+
 /** `returning` the key, plus the row as JSON text when the collection keeps revisions. */
 export function returning(collection: CollectionOverview): string {
   const pk = `_row.${ident(collection.primary!)} as pk`;
-  return collection.accountability === 'all' ? `returning ${pk}, row_to_json(_row.*)::text as snap` : `returning ${pk}`;
+  return collection.accountability === 'all' ? `returning ${pk}, ${snapshotSql(collection, '_row')}::text as snap` : `returning ${pk}`;
 }
 
 /** Keys as the API returns them: int8 may arrive as a JS bigint from PGlite. */

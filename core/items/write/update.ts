@@ -6,7 +6,7 @@ import { checkDepth, permit, track } from './context.ts';
 import { keyArrayCast, primaryField } from './keys.ts';
 import { writeToMany, writeToOne } from './nested.ts';
 import { checkFieldAccess, isPlainObject, preparePayload, type PreparedPayload } from './payload.ts';
-import { keyFromRow, returning, type WrittenRow } from './sql.ts';
+import { keyFromRow, returning, snapshotSql, type WrittenRow } from './sql.ts';
 import { stampPayload } from './specials.ts';
 import { validatePayload } from '../../access/validation.ts';
 import type { Payload, PrimaryKey, ValidationContext, WriteContext } from './types.ts';
@@ -43,7 +43,7 @@ export async function updatePrepared(
   const update = updateSql(collection, prepared.columns, keys);
   const pk = primaryField(collection);
   const rows = await run<WrittenRow>(w.trx, update ? `${update.sql} ${returning(collection)}` : `
-    select _row.${ident(pk.field)} as pk${collection.accountability === 'all' ? ', row_to_json(_row.*)::text as snap' : ''}
+    select _row.${ident(pk.field)} as pk${collection.accountability === 'all' ? `, ${snapshotSql(collection, '_row')}::text as snap` : ''}
     from ${ident(collection.collection)} as _row where _row.${ident(pk.field)} = any($1${keyArrayCast(pk)}) for update`,
   update ? update.params : [keys]);
   // Directus answers a missing item like a forbidden one, so existence is not leaked.
