@@ -6,8 +6,8 @@ import { createItem, deleteItem, updateItem } from '../items/write/index.ts';
 import type { Query } from '../query/types.ts';
 import type { Services } from '../services.ts';
 import { changeAccess, readRecord, readRecords, requireAdmin, type RecordData } from './system-records.ts';
+import { isUuid } from '../uuid.ts';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 function body(raw: unknown): RecordData {
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new InvalidPayloadError('Invalid payload. Body must be an object.');
@@ -34,7 +34,7 @@ export async function createAccess(services: Services, ctx: ServiceContext, raw:
 
 export async function updateAccess(services: Services, ctx: ServiceContext, id: string, raw: unknown): Promise<string> {
   requireAdmin(ctx);
-  if (!UUID.test(id)) throw new ForbiddenError();
+  if (!isUuid(id)) throw new ForbiddenError();
   const data = body(raw);
   return changeAccess(services, ctx, async (trx) => {
     const current = await readRecord(trx, 'svc_access', id, {});
@@ -46,7 +46,7 @@ export async function updateAccess(services: Services, ctx: ServiceContext, id: 
 
 export async function deleteAccess(services: Services, ctx: ServiceContext, id: string): Promise<void> {
   requireAdmin(ctx);
-  if (!UUID.test(id)) throw new ForbiddenError();
+  if (!isUuid(id)) throw new ForbiddenError();
   await changeAccess(services, ctx, (trx) => deleteItem(trx, 'svc_access', id));
 }
 
@@ -55,6 +55,6 @@ export async function listAccess(ctx: ServiceContext, query: Query): Promise<{ d
 }
 
 export async function readAccess(ctx: ServiceContext, id: string, query: Query): Promise<RecordData> {
-  if (!UUID.test(id)) throw new ForbiddenError();
+  if (!isUuid(id)) throw new ForbiddenError();
   return readRecord(ctx, 'svc_access', id, query);
 }

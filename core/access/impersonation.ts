@@ -16,8 +16,8 @@ import { signAccessToken } from '../auth/tokens.ts';
 import type { Services } from '../services.ts';
 import type { SharedStore } from '../store/shared-store.ts';
 import { accessFor } from './resolve.ts';
+import { isUuid } from '../uuid.ts';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 const stoppedKey = (token: string) => `impersonation-stopped:${createHash('sha256').update(token).digest('base64url')}`;
 
@@ -48,7 +48,7 @@ export async function startImpersonation(services: Services, ctx: ServiceContext
   const a = ctx.accountability;
   if (!a.user || a.share || a.impersonatedBy || !(await mayImpersonate(ctx))) throw new ForbiddenError();
   const target = typeof raw === 'object' && raw !== null && !Array.isArray(raw) ? (raw as Record<string, unknown>).user : undefined;
-  if (typeof target !== 'string' || !UUID.test(target)) throw new InvalidPayloadError('Invalid payload. "user" must be a user id.', { field: 'user' });
+  if (!isUuid(target)) throw new InvalidPayloadError('Invalid payload. "user" must be a user id.', { field: 'user' });
   if (target.toLowerCase() === a.user.toLowerCase()) throw new InvalidPayloadError('Invalid payload. You cannot impersonate yourself.', { field: 'user' });
   const [user] = await run<{ id: string; role: string | null; status: string }>(ctx.db, 'select id, role, status from svc_users where id = $1', [target]);
   if (!user) throw new ForbiddenError();

@@ -5,12 +5,11 @@ import { isIPv4, isIPv6 } from 'node:net';
 import type { ServiceContext } from '../context.ts';
 import { ForbiddenError, InvalidPayloadError } from '../errors.ts';
 import { createItem, deleteItem, updateItem } from '../items/write/index.ts';
-import type { Query } from '../query/types.ts';
 import type { Services } from '../services.ts';
 import { createPermissionIn } from './permission-records.ts';
-import { canRead, changeAccess, readRecord, readRecords, requireAdmin, splitVirtual, type RecordData } from './system-records.ts';
+import { canRead, changeAccess, readersWithVirtual, readRecords, requireAdmin, type RecordData } from './system-records.ts';
+import { isUuid } from '../uuid.ts';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 function validCidr(entry: string): boolean {
   const [address, prefix, extra] = entry.split('/');
@@ -48,7 +47,7 @@ export async function createPolicy(services: Services, ctx: ServiceContext, raw:
   const { permissions, roles, users, ...columns } = data;
   if (permissions !== undefined && !Array.isArray(permissions)) throw new InvalidPayloadError('Invalid payload. "permissions" must be an array.', { field: 'permissions' });
   for (const [name, list] of [['roles', roles], ['users', users]] as const) {
-    if (list !== undefined && (!Array.isArray(list) || list.some((v) => typeof v !== 'string' || !UUID.test(v)))) {
+    if (list !== undefined && (!Array.isArray(list) || list.some((v) => !isUuid(v)))) {
       throw new InvalidPayloadError(`Invalid payload. "${name}" must list ids.`, { field: name });
     }
   }
@@ -66,14 +65,14 @@ export async function createPolicy(services: Services, ctx: ServiceContext, raw:
 
 export async function updatePolicy(services: Services, ctx: ServiceContext, id: string, raw: unknown): Promise<string> {
   requireAdmin(ctx);
-  if (!UUID.test(id)) throw new ForbiddenError();
+  if (!isUuid(id)) throw new ForbiddenError();
   const data = body(raw);
   return changeAccess(services, ctx, async (trx) => String(await updateItem(trx, 'svc_policies', id, data)));
 }
 
 export async function deletePolicy(services: Services, ctx: ServiceContext, id: string): Promise<void> {
   requireAdmin(ctx);
-  if (!UUID.test(id)) throw new ForbiddenError();
+  if (!isUuid(id)) throw new ForbiddenError();
   await changeAccess(services, ctx, (trx) => deleteItem(trx, 'svc_policies', id));
 }
 
@@ -89,17 +88,7 @@ async function attachPermissions(ctx: ServiceContext, rows: RecordData[], dropKe
   }
 }
 
-export async function listPolicies(ctx: ServiceContext, query: Query): Promise<{ data: RecordData[]; meta?: RecordData }> {
-  const split = splitVirtual(query, 'permissions', 'id');
-  const result = await readRecords(ctx, 'svc_policies', split.query);
-  if (split.wanted && !query.aggregate) await attachPermissions(ctx, result.data, split.dropKey);
-  return result;
-}
+const readers = readersWithVirtual('svc_policies', 'permissions', attachPermissions);
 
-export async function readPolicy(ctx: ServiceContext, id: string, query: Query): Promise<RecordData> {
-  if (!UUID.test(id)) throw new ForbiddenError();
-  const split = splitVirtual(query, 'permissions', 'id');
-  const row = await readRecord(ctx, 'svc_policies', id, split.query);
-  if (split.wanted) await attachPermissions(ctx, [row], split.dropKey);
-  return row;
-}
+export const listPolicies = readers.list;
+export const readPolicy = readers.read;

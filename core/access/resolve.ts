@@ -5,13 +5,13 @@
 import { BlockList, isIPv4, isIPv6 } from 'node:net';
 import { run, type Executor } from '../db/database.ts';
 import type { Accountability } from './accountability.ts';
+import { isUuid } from '../uuid.ts';
 
 export interface ResolvedAccess { role: string | null; roles: string[]; policies: string[]; admin: boolean; app: boolean; serviceAccount: boolean }
 
 /** The user behind a credential, as far as authentication needs it. */
 export interface Principal { id: string; role: string | null; status: string }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const MAX_ENTRIES = 10_000;
 
 function remember<K, V>(map: Map<K, V>, key: K, value: V): void {
@@ -125,7 +125,7 @@ export class AccessResolver {
 
   /** The user with this id (any status), or null when there is none. Cached per schema version. */
   async user(version: string, id: string): Promise<Principal | null> {
-    if (!UUID.test(id)) return null;
+    if (!isUuid(id)) return null;
     this.#sync(version);
     let hit = this.#users.get(id);
     if (!hit) {

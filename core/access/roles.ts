@@ -5,11 +5,10 @@ import type { ServiceContext } from '../context.ts';
 import { run } from '../db/database.ts';
 import { ForbiddenError, InvalidPayloadError, UnprocessableContentError } from '../errors.ts';
 import { createItem, deleteItem, updateItem } from '../items/write/index.ts';
-import type { Query } from '../query/types.ts';
 import type { Services } from '../services.ts';
-import { canRead, changeAccess, readRecord, readRecords, requireAdmin, splitVirtual, type RecordData } from './system-records.ts';
+import { canRead, changeAccess, readersWithVirtual, readRecords, requireAdmin, type RecordData } from './system-records.ts';
+import { isUuid } from '../uuid.ts';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** What a `policies` value asks for: a full replacement (array form) or Directus' detailed form. */
 interface PolicyChange { replace: string[] | null; add: string[]; remove: string[] }
@@ -17,7 +16,7 @@ interface PolicyChange { replace: string[] | null; add: string[]; remove: string
 function policyId(entry: unknown): string {
   const raw = typeof entry === 'object' && entry !== null && !Array.isArray(entry) ? (entry as RecordData).policy : entry;
   const id = typeof raw === 'object' && raw !== null && !Array.isArray(raw) ? (raw as RecordData).id : raw;
-  if (typeof id !== 'string' || !UUID.test(id)) throw new InvalidPayloadError('Invalid payload. "policies" must list policy ids.', { field: 'policies' });
+  if (!isUuid(id)) throw new InvalidPayloadError('Invalid payload. "policies" must list policy ids.', { field: 'policies' });
   return id.toLowerCase();
 }
 
@@ -31,7 +30,7 @@ export function parsePolicyChange(raw: unknown): PolicyChange {
       throw new InvalidPayloadError('Invalid payload. "policies" must be an array or {create, delete}.', { field: 'policies' });
     }
     const ids = remove.map((id) => {
-      if (typeof id !== 'string' || !UUID.test(id)) throw new InvalidPayloadError('Invalid payload. "policies.delete" must list access ids.', { field: 'policies' });
+      if (!isUuid(id)) throw new InvalidPayloadError('Invalid payload. "policies.delete" must list access ids.', { field: 'policies' });
       return id;
     });
     return { replace: null, add: create.map(policyId), remove: ids };
@@ -63,7 +62,7 @@ function body(raw: unknown): RecordData {
 /** A parent chain that reaches the role itself would make role resolution loop: 400. */
 async function checkParent(trx: ServiceContext, id: string, parent: unknown): Promise<void> {
   if (parent === null || parent === undefined) return;
-  if (typeof parent !== 'string' || !UUID.test(parent)) return; // the write's own validation reports it
+  if (!isUuid(parent)) return; // the write's own validation reports it
   const [row] = await run<{ cycle: boolean }>(trx.db, `
     with recursive up(id, parent, depth) as (
       select id, parent, 0 from svc_roles where id = $1
@@ -92,7 +91,7 @@ export async function updateRole(services: Services, ctx: ServiceContext, id: st
   const change = data.policies === undefined ? null : parsePolicyChange(data.policies);
   delete data.policies;
   delete data.protected;
-  if (!UUID.test(id)) throw new ForbiddenError();
+  if (!isUuid(id)) throw new ForbiddenError();
   return changeAccess(services, ctx, async (trx) => {
     if (Object.keys(data).length > 0) await updateItem(trx, 'svc_roles', id, data);
     else if ((await run(trx.db, 'select 1 from svc_roles where id = $1', [id])).length === 0) throw new ForbiddenError();
@@ -104,7 +103,7 @@ export async function updateRole(services: Services, ctx: ServiceContext, id: st
 
 export async function deleteRole(services: Services, ctx: ServiceContext, id: string): Promise<void> {
   requireAdmin(ctx);
-  if (!UUID.test(id)) throw new ForbiddenError();
+  if (!isUuid(id)) throw new ForbiddenError();
   await changeAccess(services, ctx, async (trx) => {
     const [row] = await run<{ protected: boolean }>(trx.db, 'select protected from svc_roles where id = $1 for update', [id]);
     if (!row) throw new ForbiddenError();
@@ -126,17 +125,7 @@ async function attachPolicies(ctx: ServiceContext, rows: RecordData[], dropKey: 
   }
 }
 
-export async function listRoles(ctx: ServiceContext, query: Query): Promise<{ data: RecordData[]; meta?: RecordData }> {
-  const split = splitVirtual(query, 'policies', 'id');
-  const result = await readRecords(ctx, 'svc_roles', split.query);
-  if (split.wanted && !query.aggregate) await attachPolicies(ctx, result.data, split.dropKey);
-  return result;
-}
+const readers = readersWithVirtual('svc_roles', 'policies', attachPolicies);
 
-export async function readRole(ctx: ServiceContext, id: string, query: Query): Promise<RecordData> {
-  if (!UUID.test(id)) throw new ForbiddenError();
-  const split = splitVirtual(query, 'policies', 'id');
-  const row = await readRecord(ctx, 'svc_roles', id, split.query);
-  if (split.wanted) await attachPolicies(ctx, [row], split.dropKey);
-  return row;
-}
+export const listRoles = readers.list;
+export const readRole = readers.read;

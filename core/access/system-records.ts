@@ -9,6 +9,7 @@ import { readItemData, readItems } from '../items/read.ts';
 import type { Query } from '../query/types.ts';
 import { loadPermissions } from './permissions.ts';
 import type { Services } from '../services.ts';
+import { isUuid } from '../uuid.ts';
 
 export type RecordData = Record<string, unknown>;
 
@@ -62,4 +63,30 @@ export function splitVirtual(query: Query, virtual: string, pk: string): { query
   const hasKey = fields.includes('*') || fields.includes(pk);
   const out = wanted && !hasKey ? [...fields, pk] : fields;
   return { query: { ...query, fields: out.length > 0 ? out : [pk] }, wanted, dropKey: wanted && !hasKey };
+}
+
+/** List and single reads of a collection that answers a virtual to-many field (`policies` on roles,
+ * `permissions` on policies): rows are read through the query language, then `attach` fills the field. */
+export function readersWithVirtual(
+  collection: string, virtual: string,
+  attach: (ctx: ServiceContext, rows: RecordData[], dropKey: boolean) => Promise<void>,
+): {
+  list(ctx: ServiceContext, query: Query): Promise<{ data: RecordData[]; meta?: RecordData }>;
+  read(ctx: ServiceContext, id: string, query: Query): Promise<RecordData>;
+} {
+  return {
+    async list(ctx, query) {
+      const split = splitVirtual(query, virtual, 'id');
+      const result = await readRecords(ctx, collection, split.query);
+      if (split.wanted && !query.aggregate) await attach(ctx, result.data, split.dropKey);
+      return result;
+    },
+    async read(ctx, id, query) {
+      if (!isUuid(id)) throw new ForbiddenError();
+      const split = splitVirtual(query, virtual, 'id');
+      const row = await readRecord(ctx, collection, id, split.query);
+      if (split.wanted) await attach(ctx, [row], split.dropKey);
+      return row;
+    },
+  };
 }

@@ -4,8 +4,8 @@ import type { Accountability } from '../access/accountability.ts';
 import { InvalidQueryError } from '../errors.ts';
 import type { FieldOverview } from '../schema/types.ts';
 import type { FilterOperator } from './types.ts';
+import { isUuid } from '../uuid.ts';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
 const TIME = /^\d{2}:\d{2}(:\d{2}(\.\d+)?)?$/;
 const ISO = /^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
@@ -14,9 +14,7 @@ const UNITS: Record<string, number> = {
   second: 1000, minute: 60_000, hour: 3_600_000, day: 86_400_000, week: 604_800_000,
 };
 
-export function isUuid(value: string): boolean {
-  return UUID.test(value);
-}
+export { isUuid };
 
 function now(expr: string): string {
   if (expr === '$NOW') return new Date().toISOString();
@@ -77,7 +75,7 @@ export function coerceScalar(field: FieldOverview, value: unknown): unknown {
     }
     case 'boolean': return toBoolean(field, value);
     case 'uuid':
-      if (typeof value !== 'string' || !UUID.test(value)) return bad(field, value, 'uuid');
+      if (!isUuid(value)) return bad(field, value, 'uuid');
       return value;
     case 'date':
       if (typeof value !== 'string' || !(DATE.test(value) || ISO.test(value)) || Number.isNaN(Date.parse(value))) return bad(field, value, 'date');

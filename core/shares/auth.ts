@@ -9,16 +9,16 @@ import { issueTokens, type IssuedTokens } from '../auth/issue.ts';
 import type { LoginMode } from '../auth/login.ts';
 import { verifyPassword } from '../auth/passwords.ts';
 import { clip, generateSessionToken } from '../auth/sessions.ts';
+import { isUuid } from '../uuid.ts';
 
 const MODES: readonly LoginMode[] = ['json', 'cookie', 'session'];
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export interface ShareLoginInput { share: string; password: string | null; mode: LoginMode }
 
 export function parseShareLoginInput(body: Record<string, unknown>): ShareLoginInput {
   const { share, password, mode } = body;
   if (share === undefined || share === null || share === '') throw new InvalidPayloadError('"share" is required');
-  if (typeof share !== 'string' || !UUID.test(share)) throw new InvalidPayloadError('"share" must be a valid GUID');
+  if (!isUuid(share)) throw new InvalidPayloadError('"share" must be a valid GUID');
   if (password !== undefined && password !== null && typeof password !== 'string') throw new InvalidPayloadError('"password" must be a string');
   if (mode !== undefined && mode !== null && !MODES.includes(mode as LoginMode)) {
     throw new InvalidPayloadError('"mode" must be one of [json, cookie, session]');

@@ -7,13 +7,13 @@ import { inTransaction, run } from '../db/database.ts';
 import { ForbiddenError, InvalidPayloadError, ServiceUnavailableError } from '../errors.ts';
 import { enforcePasswordPolicy } from '../auth/password-policy.ts';
 import { hashPassword } from '../auth/passwords.ts';
-import { UUID_RE } from '../items/write/keys.ts';
 import { linkMessage, sendMail } from '../mail/mailer.ts';
 import type { Services } from '../services.ts';
 import { userByEmail, requiredString } from './lookup.ts';
 import { checkEmail } from './payload.ts';
 import { signMailToken, verifyMailToken } from './tokens.ts';
 import { mailLink, publicPath } from './urls.ts';
+import { isUuid } from '../uuid.ts';
 
 const MAX_INVITES = 100;
 
@@ -27,7 +27,7 @@ export async function inviteUsers(services: Services, ctx: ServiceContext, body:
   if (emails.length > MAX_INVITES) throw new InvalidPayloadError(`"email" must contain less than or equal to ${MAX_INVITES} items`);
   const role = body.role;
   if (role === undefined || role === null) throw new InvalidPayloadError('"role" is required');
-  if (typeof role !== 'string' || !UUID_RE.test(role)) throw new InvalidPayloadError('"role" must be a valid GUID');
+  if (!isUuid(role)) throw new InvalidPayloadError('"role" must be a valid GUID');
   const fallback = publicPath(config.publicUrl, '/admin/accept-invite');
   const link = (token: string) => mailLink(body.invite_url, config.userInviteUrlAllowList, fallback, token, 'invite users');
   link('check'); // rejects a disallowed invite_url before anything is written

@@ -9,10 +9,10 @@ import {
   createItem, createItems, deleteItems, updateBatch, updateByQuery, updateItem, updateItems, type PrimaryKey,
 } from '../items/write/index.ts';
 import { selectKeys } from '../items/select-keys.ts';
-import { UUID_RE } from '../items/write/keys.ts';
 import type { Query } from '../query/types.ts';
 import type { Services } from '../services.ts';
 import { adminPasswordRule, asPayload, checkFields, checkUniqueEmails, emailsOf, type UserPayload } from './payload.ts';
+import { isUuid } from '../uuid.ts';
 
 const USERS = 'svc_users';
 
@@ -22,7 +22,7 @@ function requireAdmin(ctx: ServiceContext): void {
 
 function uuidKeys(raw: unknown): string[] {
   const list = Array.isArray(raw) ? raw : [raw];
-  for (const k of list) if (typeof k !== 'string' || !UUID_RE.test(k)) throw new ForbiddenError();
+  for (const k of list) if (!isUuid(k)) throw new ForbiddenError();
   return list as string[];
 }
 

@@ -7,9 +7,9 @@ import type { ServiceContext } from '../context.ts';
 import { run } from '../db/database.ts';
 import { ForbiddenError, InvalidOtpError, InvalidPayloadError } from '../errors.ts';
 import { verifyOtp } from '../auth/otp.ts';
-import { UUID_RE } from '../items/write/keys.ts';
 import type { Services } from '../services.ts';
 import { ownCredentials, proveOwnership } from './me.ts';
+import { isUuid } from '../uuid.ts';
 
 const PENDING_TTL_MS = 15 * 60 * 1000;
 const pendingKey = (user: string) => `tfa:pending:${user}`;
@@ -52,7 +52,7 @@ export async function disableOwnTfa(ctx: ServiceContext, body: Record<string, un
 /** POST /users/{id}/tfa/disable: admins reset a user's two-factor without a code. */
 export async function disableTfaOf(ctx: ServiceContext, id: string): Promise<void> {
   if (!ctx.accountability.admin) throw new ForbiddenError();
-  if (!UUID_RE.test(id)) throw new ForbiddenError();
+  if (!isUuid(id)) throw new ForbiddenError();
   const rows = await run(ctx.db, 'update svc_users set tfa_secret = null, tfa_enabled = false where id = $1 returning id', [id]);
   if (rows.length === 0) throw new ForbiddenError();
 }

@@ -3,8 +3,8 @@
 import { ForbiddenError, InvalidPayloadError } from '../../errors.ts';
 import type { CollectionOverview, FieldOverview } from '../../schema/types.ts';
 import type { PrimaryKey } from './types.ts';
+import { isUuid } from '../../uuid.ts';
 
-export const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const INT_RE = /^-?\d+$/;
 
 export const INT_RANGES: Record<string, [number, number]> = {
@@ -30,7 +30,7 @@ export function keyOf(field: FieldOverview, raw: unknown): PrimaryKey | null {
       return INT_RE.test(s) && s.replace('-', '').length <= 19 ? s : null;
     }
     case 'uuid':
-      return typeof raw === 'string' && UUID_RE.test(raw) ? raw.toLowerCase() : null;
+      return isUuid(raw) ? raw.toLowerCase() : null;
     case 'float': case 'decimal':
       return typeof raw === 'number' ? raw : Number.isFinite(Number(raw)) && raw.trim() !== '' ? raw : null;
     default:

@@ -1,6 +1,7 @@
 /** Checks one payload value against its field type and converts it to what is bound in SQL. */
 import type { FieldOverview } from '../../schema/types.ts';
-import { INT_RANGES, UUID_RE } from './keys.ts';
+import { INT_RANGES } from './keys.ts';
+import { isUuid } from '../../uuid.ts';
 
 /** Thrown with the reason a value does not fit; payload.ts turns it into INVALID_PAYLOAD naming the field. */
 export class ValueError extends Error {}
@@ -69,7 +70,7 @@ export function coerceValue(field: FieldOverview, value: unknown): unknown {
       throw new ValueError('must be a boolean');
     }
     case 'uuid':
-      if (typeof value !== 'string' || !UUID_RE.test(value)) throw new ValueError('must be a valid UUID');
+      if (!isUuid(value)) throw new ValueError('must be a valid UUID');
       return value;
     case 'date': {
       const m = typeof value === 'string' ? DATE_RE.exec(value) : null;

@@ -6,6 +6,7 @@ import { columnTypeFor, implicitSpecial } from '../field-types.ts';
 import { FIELD_TYPES, type FieldType } from '../types.ts';
 import { isPlainObject, requireIdentifier } from './names.ts';
 import { requireMetaObject, splitSpecial } from './meta.ts';
+import { isUuid } from '../../uuid.ts';
 
 export interface FieldSchemaInput {
   is_primary_key?: boolean;
@@ -128,7 +129,6 @@ export function baseType(colType: string): string {
 }
 
 const NOW = new Set(['CURRENT_TIMESTAMP', 'NOW()', 'now()', 'current_timestamp']);
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 async function quote(ex: Executor, text: string): Promise<string> {
   const [row] = await run<{ lit: string }>(ex, 'select quote_literal($1::text) as lit', [text]);
@@ -157,7 +157,7 @@ export async function defaultExpression(ex: Executor, type: FieldType, colType: 
       if (value === false || value === 'false') return 'false';
       throw invalid();
     case 'uuid':
-      if (typeof value !== 'string' || !UUID.test(value)) throw invalid();
+      if (!isUuid(value)) throw invalid();
       return `${await quote(ex, value)}::uuid`;
     case 'json':
       return `${await quote(ex, JSON.stringify(value))}::json`;
