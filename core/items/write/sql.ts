@@ -8,11 +8,19 @@ export interface WrittenRow {
   snap?: string | null;
 }
 
-/** Fields whose values never go into revisions: hashes (passwords) and concealed secrets (tokens). */
+const secretsOf = new WeakMap<CollectionOverview, string[]>();
+
+/** Fields whose values never go into revisions: hashes (passwords) and concealed secrets (tokens). Computed
+ * once per collection overview (a schema reload builds new ones). */
 export function secretFields(collection: CollectionOverview): string[] {
-  return Object.values(collection.fields)
-    .filter((f) => f.special.includes('hash') || f.special.includes('conceal'))
-    .map((f) => f.field);
+  let secrets = secretsOf.get(collection);
+  if (!secrets) {
+    secrets = Object.values(collection.fields)
+      .filter((f) => f.special.includes('hash') || f.special.includes('conceal'))
+      .map((f) => f.field);
+    secretsOf.set(collection, secrets);
+  }
+  return secrets;
 }
 
 /** The row `ref` (a table alias) as JSON for a revision snapshot, secrets left out. */
