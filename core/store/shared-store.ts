@@ -18,6 +18,11 @@ export class MemoryStore implements SharedStore {
   readonly #values = new Map<string, { value: string; expires: number }>();
 
   async get(key: string): Promise<string | null> {
+    return this.#read(key);
+  }
+
+  /** Synchronous, so read-modify-write operations cannot interleave with one another. */
+  #read(key: string): string | null {
     const entry = this.#values.get(key);
     if (!entry) return null;
     if (entry.expires && entry.expires < Date.now()) {
@@ -32,7 +37,7 @@ export class MemoryStore implements SharedStore {
   }
 
   async incr(key: string, ttlMs?: number): Promise<number> {
-    const current = await this.get(key);
+    const current = this.#read(key);
     const next = Number(current ?? '0') + 1;
     const entry = this.#values.get(key);
     const expires = current === null ? (ttlMs ? Date.now() + ttlMs : 0) : entry?.expires ?? 0;
