@@ -6,6 +6,7 @@ import { withPersistentSecret } from '../core/auth/secret.ts';
 import { createServices } from '../core/services.ts';
 import { createFunctionsApp } from '../functions/app.ts';
 import { createContainerApp, createStandaloneApp } from './app.ts';
+import { startTusCleanup } from '../core/tus/cleanup.ts';
 
 // Standalone without SECRET: the signing secret persists under DATA_DIR so tokens survive restarts.
 const config = withPersistentSecret(loadConfig());
@@ -32,7 +33,11 @@ const server = serve({ fetch: app.fetch, hostname: config.host, port: config.por
   console.log(`svc ${mode} listening on http://${info.address}:${info.port} (${services.database.kind})`);
 });
 
+// Expired resumable uploads are removed by the process that serves /tus (TUS_CLEANUP_SCHEDULE).
+const stopTusCleanup = mode === 'functions' ? () => {} : startTusCleanup(services);
+
 async function shutdown() {
+  stopTusCleanup();
   server.close();
   await services.close();
   process.exit(0);

@@ -1,6 +1,7 @@
 /** Every environment variable the service reads, parsed and typed once. */
 import { randomBytes } from 'node:crypto';
 import { parseRateLimitConfig, parseTrustProxy, type RateLimitConfig, type TrustProxy } from './ratelimit/config.ts';
+import { parseFilesConfig, type FilesConfig } from './files/config.ts';
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 
@@ -47,6 +48,8 @@ export interface Config {
   userInviteUrlAllowList: string[];
   passwordResetUrlAllowList: string[];
   userRegisterUrlAllowList: string[];
+  /** FILES_*, ASSETS_*, TUS_*, STORAGE_LOCAL_ROOT. */
+  files: FilesConfig;
 }
 
 type Env = Record<string, string | undefined>;
@@ -140,5 +143,6 @@ export function loadConfig(env: Env = process.env): Config {
     userInviteUrlAllowList: csvList(env, 'USER_INVITE_URL_ALLOW_LIST'),
     passwordResetUrlAllowList: csvList(env, 'PASSWORD_RESET_URL_ALLOW_LIST'),
     userRegisterUrlAllowList: csvList(env, 'USER_REGISTER_URL_ALLOW_LIST'),
+    files: parseFilesConfig(env, { bytes: parseBytes, duration: parseDuration }),
   };
 }

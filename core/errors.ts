@@ -98,7 +98,7 @@ export class InternalServerError extends ServiceError {
   constructor(message = 'An unexpected error occurred.') { super(500, 'INTERNAL_SERVER_ERROR', message); }
 }
 export class ServiceUnavailableError extends ServiceError {
-  constructor(message = 'Service unavailable.') { super(503, 'SERVICE_UNAVAILABLE', message); }
+  constructor(message = 'Service unavailable.', reason?: string) { super(503, 'SERVICE_UNAVAILABLE', message, {}, reason); }
 }
 
 /** Several errors may be raised together (e.g. validation of many fields). */

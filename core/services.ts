@@ -6,6 +6,7 @@ import { bootstrap, type BootstrapResult } from './bootstrap.ts';
 import { SchemaCache } from './schema/cache.ts';
 import { AccessResolver } from './access/resolve.ts';
 import { openSharedStore, type SharedStore } from './store/index.ts';
+import { StorageRegistry } from './storage/registry.ts';
 
 export interface Services {
   config: Config;
@@ -13,6 +14,8 @@ export interface Services {
   store: SharedStore;
   schema: SchemaCache;
   access: AccessResolver;
+  /** Storage providers, loaded per schema version. */
+  storage: StorageRegistry;
   close(): Promise<void>;
 }
 
@@ -41,6 +44,7 @@ export async function createServices(config: Config, opts: StartOptions = {}): P
     store,
     schema,
     access: new AccessResolver(database.db),
+    storage: new StorageRegistry(database.db, config),
     async close() {
       await store.close();
       await database.close();

@@ -58,6 +58,35 @@ describe('POST /users/invite', () => {
     expect(await q("select 1 from svc_users where email = 'a@example.com'")).toHaveLength(1);
   });
 
+  it('is all or nothing when mail fails: 503, and no invited user is left behind', async () => {
+    const before = (await q('select count(*)::int as n from svc_users'))[0].n;
+    const refused = await t.req('POST', '/users/invite', { email: ['fine@example.com', 'refused@example.com'], role });
+    expect(refused.status).toBe(503);
+    expect(code(refused)).toBe('SERVICE_UNAVAILABLE');
+    expect((await q('select count(*)::int as n from svc_users'))[0].n).toBe(before);
+    // The link that did go out leads nowhere.
+    const sent = await smtp.next('fine@example.com');
+    const accept = await t.req('POST', '/users/invite/accept', { token: smtp.tokenOf(sent), password: 'chosen-password-1' }, { token: null });
+    expect(accept.status).toBe(400);
+    expect(await q("select 1 from svc_users where email in ('fine@example.com', 'refused@example.com')")).toHaveLength(0);
+  });
+
+  it('answers 503 without writing anything when no mail server is reachable', async () => {
+    // Nothing listens on port 9 of this machine.
+    const unreachable = await createTestApp({ env: { ...smtp.env, EMAIL_SMTP_PORT: '9' } });
+    try {
+      const [{ id: someRole }] = await run<{ id: string }>(unreachable.services.database.db, 'select id from svc_roles limit 1');
+      const res = await unreachable.req('POST', '/users/invite', { email: 'nomail@example.com', role: someRole });
+      expect(res.status).toBe(503);
+      expect(res.body.errors[0]).toEqual({
+        message: 'Could not send the invitation email; nobody was invited.', extensions: { code: 'SERVICE_UNAVAILABLE' },
+      });
+      expect(await run(unreachable.services.database.db, "select 1 from svc_users where email = 'nomail@example.com'")).toHaveLength(0);
+    } finally {
+      await unreachable.close();
+    }
+  });
+
   it('uses an allowed invite_url and refuses any other', async () => {
     const ok = await t.req('POST', '/users/invite', { email: 'c@example.com', role, invite_url: 'https://app.example.com/join' });
     expect(ok.status).toBe(204);

@@ -193,6 +193,29 @@ describe('filter', () => {
     expect(r.body.errors[0].message).toContain(needle);
   });
 
+  const EVERY_TYPE = ['id', 'title', 'body', 'views', 'rating', 'published_on', 'publish_date', 'publish_time', 'local_dt',
+    'uid', 'labels', 'meta', 'big', 'author'];
+  const BAD_OPERANDS = (f: string) => [
+    `filter[${f}][_eq][x]=1`,
+    `filter[${f}][_gt][a]=1`,
+    `filter[${f}][_neq][0]=1&filter[${f}][_neq][1]=2`,
+    `filter[${f}][_in][a]=1`,
+    `filter[${f}][_nin][a][b]=1`,
+    `filter[${f}][_in][0][x]=1`,
+    `filter[${f}][_between][a]=1&filter[${f}][_between][b]=2`,
+    `filter=${encodeURIComponent(JSON.stringify({ [f]: { _eq: { k: 1 } } }))}`,
+    `filter=${encodeURIComponent(JSON.stringify({ [f]: { _lte: [1] } }))}`,
+    `filter=${encodeURIComponent(JSON.stringify({ [f]: { _in: { k: 1 } } }))}`,
+  ];
+  it.each(EVERY_TYPE)('an object or array where an operator takes a scalar is 400 INVALID_QUERY on field %s', async (field) => {
+    for (const qs of BAD_OPERANDS(field)) {
+      const r = await t.req('GET', `/items/posts?fields=id&${qs}`);
+      expect(r.status, qs).toBe(400);
+      expect(r.body.errors[0].extensions.code, qs).toBe('INVALID_QUERY');
+      expect(r.body.errors[0].message, qs).toContain(field);
+    }
+  });
+
   it('refuses filters nested past QUERYSTRING_MAX_PARSE_DEPTH in both encodings', async () => {
     const deep = '[_and][0]'.repeat(8);
     const a = await t.req('GET', `/items/posts?filter${deep}[id][_eq]=1`);

@@ -67,9 +67,9 @@ describe('/policies', () => {
     expect(await t.req('PATCH', `/policies/${p.policy}`, { admin_access: true }, { token: 'pol-app' })).toMatchObject({ status: 403, body: FORBIDDEN });
     expect(await t.req('DELETE', `/policies/${p.policy}`, undefined, { token: 'pol-app' })).toMatchObject({ status: 403, body: FORBIDDEN });
     expect(Number((await q('select count(*)::int as n from svc_policies'))[0].n)).toBe(before);
-    const list = await t.req('GET', '/policies?fields=id,permissions.collection', undefined, { token: 'pol-app' });
-    expect(list.body).toEqual({ data: [{ id: p.policy, permissions: [expect.objectContaining({ collection: 'posts', action: 'read' })] }] });
-    expect((await t.req('GET', '/policies', undefined, { token: null })).status).toBe(403);
+    const list = await t.req('GET', '/policies?fields=id,permissions.collection,permissions.action', undefined, { token: 'pol-app' });
+    expect(list.body).toEqual({ data: [{ id: p.policy, permissions: [{ collection: 'posts', action: 'read' }] }] });
+    expect((await t.req('GET', '/policies', undefined, { token: null })).status).toBe(401);
   });
 });
 
@@ -84,5 +84,91 @@ describe('ip_access', () => {
     expect(await from('203.0.113.5')).toMatchObject({ status: 403, body: FORBIDDEN });
     const me = await t.req('GET', '/permissions/me', undefined, { token: 'ip-user', headers: { 'x-forwarded-for': '203.0.113.5' } });
     expect(me.body).toEqual({ data: {} });
+  });
+});
+
+describe('permissions as a one-to-many alias of policies', () => {
+  let posts: string;
+  let authors: string;
+  let empty: string;
+  beforeAll(async () => {
+    posts = (await t.req('POST', '/policies', { name: 'O2M posts', permissions: [{ collection: 'posts', action: 'read' }, { collection: 'posts', action: 'update', fields: ['title'] }] })).body.data;
+    authors = (await t.req('POST', '/policies', { name: 'O2M authors', permissions: [{ collection: 'authors', action: 'read' }] })).body.data;
+    empty = (await t.req('POST', '/policies', { name: 'O2M empty' })).body.data;
+  });
+  const ids = (body: { data: { id: string }[] }) => body.data.map((p) => p.id);
+
+  it('filters policies by their permissions (relational filter, _some and _none)', async () => {
+    const res = await t.req('GET', '/policies?filter[permissions][collection][_eq]=posts&filter[name][_starts_with]=O2M&fields=id');
+    expect(res.status).toBe(200);
+    expect(ids(res.body)).toEqual([posts]);
+    const update = await t.req('GET', '/policies?filter[permissions][_some][action][_eq]=update&filter[name][_starts_with]=O2M&fields=id');
+    expect(ids(update.body)).toEqual([posts]);
+    const none = await t.req('GET', '/policies?filter[permissions][_none][collection][_eq]=posts&filter[name][_starts_with]=O2M&fields=id&sort=name');
+    expect(ids(none.body)).toEqual([authors, empty]);
+    const json = await t.req('GET', `/policies?filter=${encodeURIComponent(JSON.stringify({ _and: [{ name: { _starts_with: 'O2M' } }, { permissions: { collection: { _in: ['posts', 'authors'] } } }] }))}&fields=id&sort=name`);
+    expect(ids(json.body)).toEqual([authors, posts]);
+    expect((await t.req('GET', '/policies?filter[permissions][nope][_eq]=1')).status).toBe(400);
+  });
+
+  it('fields=*,permissions.* expands them; * alone answers their ids; no fields nests them in full', async () => {
+    const [read, update] = await q<{ id: number }>('select id from svc_permissions where policy = $1 order by id', [posts]);
+    const expanded = await t.req('GET', `/policies?filter[id][_eq]=${posts}&fields=*,permissions.*`);
+    expect(expanded.body.data).toEqual([expect.objectContaining({
+      id: posts, name: 'O2M posts', permissions: [
+        { id: read.id, policy: posts, collection: 'posts', action: 'read', fields: ['*'], permissions: null, validation: null, presets: null },
+        { id: update.id, policy: posts, collection: 'posts', action: 'update', fields: ['title'], permissions: null, validation: null, presets: null },
+      ],
+    })]);
+    const star = await t.req('GET', `/policies/${posts}?fields=*`);
+    expect(star.body.data).toMatchObject({ id: posts, permissions: [read.id, update.id] });
+    expect((await t.req('GET', `/policies/${empty}?fields=*`)).body.data.permissions).toEqual([]);
+    const one = await t.req('GET', `/policies/${posts}`);
+    expect(one.body.data.permissions).toEqual(expanded.body.data[0].permissions);
+    const deep = await t.req('GET', `/policies/${posts}?fields=name,permissions.action&deep[permissions][_filter][action][_eq]=update`);
+    expect(deep.body.data).toEqual({ name: 'O2M posts', permissions: [{ action: 'update' }] });
+  });
+
+  it('a policy read without fields nests every permission, beyond the default page size of nested lists', async () => {
+    const big = (await t.req('POST', '/policies', { name: 'Big' })).body.data;
+    await q("insert into svc_permissions (policy, collection, action, fields) select $1, 'posts', 'read', '[\"*\"]' from generate_series(1, 105)", [big]);
+    expect((await t.req('GET', `/policies/${big}`)).body.data.permissions).toHaveLength(105);
+    expect((await t.req('GET', `/policies/${big}?fields=permissions.id`)).body.data.permissions).toHaveLength(100);
+  });
+
+  it('PATCH writes permissions through the alias: validated like /permissions, unlisted ones deleted', async () => {
+    const id = (await t.req('POST', '/policies', { name: 'Nested', permissions: [{ collection: 'posts', action: 'read' }, { collection: 'posts', action: 'delete' }] })).body.data;
+    const [read, del] = await q<{ id: number }>('select id from svc_permissions where policy = $1 order by id', [id]);
+    const bad = await t.req('PATCH', `/policies/${id}`, { permissions: [read.id, { collection: 'ghost', action: 'read' }] });
+    expect(bad.status).toBe(400);
+    expect(bad.body.errors[0].extensions).toMatchObject({ code: 'INVALID_PAYLOAD', collection: 'svc_permissions', field: 'collection' });
+    expect((await t.req('PATCH', `/policies/${id}`, { permissions: 'x' })).status).toBe(400);
+    expect((await t.req('PATCH', `/policies/${id}`, { permissions: { upsert: [] } })).status).toBe(400);
+    expect(await q('select id from svc_permissions where policy = $1 order by id', [id])).toEqual([{ id: read.id }, { id: del.id }]);
+
+    const res = await t.req('PATCH', `/policies/${id}`, { permissions: [{ id: read.id, fields: ['id'] }, { collection: 'authors', action: 'read' }] });
+    expect(res).toMatchObject({ status: 200, body: { data: id } });
+    const after = (await t.req('GET', `/policies/${id}?fields=permissions.id,permissions.collection,permissions.fields`)).body.data.permissions;
+    expect(after).toEqual([{ id: read.id, collection: 'posts', fields: ['id'] }, { id: expect.any(Number), collection: 'authors', fields: ['*'] }]);
+    expect(await q('select 1 from svc_permissions where id = $1', [del.id])).toHaveLength(0);
+  });
+
+  it('app users filter and expand only the permissions they may read', async () => {
+    const p = await createPrincipal(t.services, { token: 'o2m-app', permissions: [{ collection: 'authors', action: 'read' }], appAccess: true });
+    const res = await t.req('GET', '/policies?filter[permissions][collection][_eq]=authors&fields=id,permissions.collection', undefined, { token: 'o2m-app' });
+    expect(res.body).toEqual({ data: [{ id: p.policy, permissions: [{ collection: 'authors' }] }] });
+    expect((await t.req('GET', `/policies/${authors}`, undefined, { token: 'o2m-app' })).status).toBe(403);
+  });
+
+  it('roles: filter by policies (svc_access rows), read policy ids or the access rows', async () => {
+    const role = (await t.req('POST', '/roles', { name: 'O2M role', policies: [authors, posts] })).body.data;
+    const other = (await t.req('POST', '/roles', { name: 'O2M other', policies: [empty] })).body.data;
+    const byPolicy = await t.req('GET', `/roles?filter[policies][policy][_eq]=${posts}&fields=id,policies`);
+    expect(byPolicy.body).toEqual({ data: [{ id: role, policies: [authors, posts] }] });
+    const named = await t.req('GET', `/roles?filter[policies][policy][name][_eq]=O2M empty&fields=id`);
+    expect(named.body).toEqual({ data: [{ id: other }] });
+    const rows = await t.req('GET', `/roles/${role}?fields=policies.policy.name,policies.sort`);
+    expect(rows.body).toEqual({ data: { policies: [{ policy: { name: 'O2M authors' }, sort: 1 }, { policy: { name: 'O2M posts' }, sort: 2 }] } });
+    expect((await t.req('GET', `/roles/${role}`)).body.data.policies).toEqual([authors, posts]);
   });
 });

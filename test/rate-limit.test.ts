@@ -114,6 +114,26 @@ describe('per-IP, assets, login and email buckets', () => {
     expect(await statuses(3, () => from(t, ip, 'GET', '/server/info'))).toEqual([200, 200, 429]);
   });
 
+  it('never counts a valid token in the IP bucket, on any route (ping and health included)', async () => {
+    const ip = freshIp();
+    for (const path of ['/server/ping', '/server/health', '/server/info', '/auth/me', '/items/svc_nope']) {
+      const res = await statuses(3, () => from(t, ip, 'GET', path, { token: ADMIN_TOKEN }));
+      expect(res, path).not.toContain(429);
+    }
+    // The IP's own bucket is untouched: its two anonymous requests still pass.
+    expect(await statuses(3, () => from(t, ip, 'GET', '/server/ping'))).toEqual([200, 200, 429]);
+  });
+
+  it('answers a garbage token with 401 INVALID_TOKEN on every route, counted against the IP', async () => {
+    const ip = freshIp();
+    for (const path of ['/server/ping', '/server/health']) {
+      const res = await from(t, ip, 'GET', path, { token: 'garbage-token' });
+      expect(res.status, path).toBe(401);
+      expect(code(res)).toBe('INVALID_TOKEN');
+    }
+    expect((await from(t, ip, 'GET', '/server/ping', { token: 'garbage-token' })).status).toBe(429);
+  });
+
   it('counts a token that matches no strategy against the IP before the 401', async () => {
     const ip = freshIp();
     const res = await from(t, ip, 'GET', '/auth/me', { token: 'no-such-token' });

@@ -105,13 +105,13 @@ describe('/roles', () => {
     expect((await q('select admin_access from svc_roles where id = $1', [app.role]))[0].admin_access).toBe(false);
   });
 
-  it('app users read their own roles only; users without app access and the public get 403', async () => {
+  it('app users read their own roles only; users without app access get 403, the public 401', async () => {
     const list = await t.req('GET', '/roles?fields=id,name,policies', undefined, { token: 'app-user' });
     expect(list).toMatchObject({ status: 200, body: { data: [{ id: app.role, name: 'role-app-user', policies: [app.policy] }] } });
     const [admin] = await q<{ id: string }>("select id from svc_roles where name = 'Administrator'");
     expect(await t.req('GET', `/roles/${admin.id}`, undefined, { token: 'app-user' })).toMatchObject({ status: 403, body: FORBIDDEN });
     expect(await t.req('GET', '/roles', undefined, { token: 'plain-user' })).toMatchObject({ status: 403, body: FORBIDDEN });
-    expect(await t.req('GET', '/roles', undefined, { token: null })).toMatchObject({ status: 403, body: FORBIDDEN });
+    expect(await t.req('GET', '/roles', undefined, { token: null })).toMatchObject({ status: 401 }); // SPEC.md: Auth
   });
 });
 

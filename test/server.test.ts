@@ -46,6 +46,20 @@ describe('server endpoints', () => {
     expect(res.body.errors[0].extensions.code).toBe('NOT_FOUND');
   });
 
+  it('authenticates on every route: a garbage or forged token on ping and health is 401 INVALID_TOKEN', async () => {
+    for (const path of ['/server/ping', '/server/health', '/server/info']) {
+      for (const token of ['garbage', 'a.b.c', 'eyJhbGciOiJub25lIn0.eyJpZCI6IngifQ.']) {
+        const res = await t.req('GET', path, undefined, { token });
+        expect(res.status, `${path} ${token}`).toBe(401);
+        expect(res.body.errors[0].extensions.code).toBe('INVALID_TOKEN');
+      }
+      const ok = await t.req('GET', path);
+      expect(ok.status, path).toBe(200);
+    }
+    const query = await t.req('GET', '/server/ping?access_token=garbage', undefined, { token: null });
+    expect(query.status).toBe(401);
+  });
+
   it('rejects an unknown token', async () => {
     const res = await t.req('GET', '/server/info', undefined, { token: 'nope' });
     expect(res.status).toBe(401);

@@ -18,13 +18,14 @@ beforeAll(async () => { t = await createTestApp(); });
 afterAll(async () => { await t.close(); });
 
 describe('two-factor', () => {
-  it('enable {password} returns a secret; login needs no code until a code confirms it; then login needs one', async () => {
+  it('enable {password} (SPEC.md) answers the secret and two-factor is on at once: login needs the code', async () => {
     const { id, token } = await userWithToken('tfa1@example.com');
     const wrong = await t.req('POST', '/users/me/tfa/enable', { password: 'nope' }, { token });
     expect(wrong.status).toBe(401);
     expect(code(wrong)).toBe('INVALID_CREDENTIALS');
     const missing = await t.req('POST', '/users/me/tfa/enable', {}, { token });
     expect(missing.status).toBe(400);
+    expect((await run(t.services.database.db, 'select 1 from svc_users where id = $1 and tfa_secret is null', [id])).length).toBe(1);
 
     const res = await t.req('POST', '/users/me/tfa/enable', { password: 'tfa-password-1' }, { token });
     expect(res.status).toBe(200);
@@ -32,15 +33,6 @@ describe('two-factor', () => {
     const { secret, otpauth_url } = res.body.data;
     expect(otpauth_url).toMatch(/^otpauth:\/\/totp\/.*tfa1%40example\.com\?.*secret=/);
     expect(otpauth_url).toContain(`secret=${secret}`);
-
-    // Pending: login works without a code.
-    expect((await login({ email: 'tfa1@example.com', password: 'tfa-password-1' })).status).toBe(200);
-
-    const bad = await t.req('POST', '/users/me/tfa/enable', { otp: '000000' }, { token });
-    expect(bad.status).toBe(401);
-    expect(code(bad)).toBe('INVALID_OTP');
-    const ok = await t.req('POST', '/users/me/tfa/enable', { otp: await generate({ secret }) }, { token });
-    expect(ok.status).toBe(204);
     const [row] = await run<Record<string, unknown>>(t.services.database.db, 'select tfa_secret, tfa_enabled from svc_users where id = $1', [id]);
     expect(row).toEqual({ tfa_secret: secret, tfa_enabled: true });
     const me = await t.req('GET', '/users/me?fields=tfa_enabled', undefined, { token });
@@ -49,10 +41,16 @@ describe('two-factor', () => {
     const noOtp = await login({ email: 'tfa1@example.com', password: 'tfa-password-1' });
     expect(noOtp.status).toBe(401);
     expect(code(noOtp)).toBe('INVALID_OTP');
+    const wrongOtp = await login({ email: 'tfa1@example.com', password: 'tfa-password-1', otp: '000000' });
+    expect(wrongOtp.status).toBe(401);
+    expect(code(wrongOtp)).toBe('INVALID_OTP');
     expect((await login({ email: 'tfa1@example.com', password: 'tfa-password-1', otp: await generate({ secret }) })).status).toBe(200);
 
-    // Enabling again is refused.
+    // Enabling again, either way, is refused and keeps the secret.
     expect(code(await t.req('POST', '/users/me/tfa/enable', { password: 'tfa-password-1' }, { token }))).toBe('INVALID_PAYLOAD');
+    expect(code(await t.req('POST', '/users/me/tfa/generate', { password: 'tfa-password-1' }, { token }))).toBe('INVALID_PAYLOAD');
+    const [still] = await run<Record<string, unknown>>(t.services.database.db, 'select tfa_secret from svc_users where id = $1', [id]);
+    expect(still.tfa_secret).toBe(secret);
 
     // Changing the password now needs the code too.
     const pw = await t.req('PATCH', '/users/me', { password: 'tfa-password-2', current_password: 'tfa-password-1' }, { token });
@@ -70,20 +68,38 @@ describe('two-factor', () => {
     expect((await login({ email: 'tfa1@example.com', password: 'tfa-password-2' })).status).toBe(200);
   });
 
-  it("Directus' shapes: /tfa/generate then enable {secret, otp}", async () => {
-    const { token } = await userWithToken('tfa2@example.com');
+  it("Directus' confirm-first flow: /tfa/generate changes nothing; enable {secret, otp} turns it on only with a valid code", async () => {
+    const { id, token } = await userWithToken('tfa2@example.com');
     const gen = await t.req('POST', '/users/me/tfa/generate', { password: 'tfa-password-1' }, { token });
     expect(gen.status).toBe(200);
+    expect(Object.keys(gen.body.data).sort()).toEqual(['otpauth_url', 'secret']);
     const { secret } = gen.body.data;
+    expect((await login({ email: 'tfa2@example.com', password: 'tfa-password-1' })).status).toBe(200);
+
+    const bad = await t.req('POST', '/users/me/tfa/enable', { secret, otp: '000000' }, { token });
+    expect(bad.status).toBe(401);
+    expect(code(bad)).toBe('INVALID_OTP');
+    expect((await login({ email: 'tfa2@example.com', password: 'tfa-password-1' })).status).toBe(200);
+    expect((await run(t.services.database.db, 'select 1 from svc_users where id = $1 and tfa_secret is null and not tfa_enabled', [id])).length).toBe(1);
+
     const ok = await t.req('POST', '/users/me/tfa/enable', { secret, otp: await generate({ secret }) }, { token });
     expect(ok.status).toBe(204);
-    expect((await login({ email: 'tfa2@example.com', password: 'tfa-password-1' })).status).toBe(401);
+    expect(code(await login({ email: 'tfa2@example.com', password: 'tfa-password-1' }))).toBe('INVALID_OTP');
+    expect(code(await login({ email: 'tfa2@example.com', password: 'tfa-password-1', otp: '111111' }))).toBe('INVALID_OTP');
+    expect((await login({ email: 'tfa2@example.com', password: 'tfa-password-1', otp: await generate({ secret }) })).status).toBe(200);
+  });
+
+  it('enable {otp} confirms the pending secret from /tfa/generate', async () => {
+    const { token } = await userWithToken('tfa4@example.com');
+    const { secret } = (await t.req('POST', '/users/me/tfa/generate', { password: 'tfa-password-1' }, { token })).body.data;
+    expect((await t.req('POST', '/users/me/tfa/enable', { otp: await generate({ secret }) }, { token })).status).toBe(204);
+    expect(code(await login({ email: 'tfa4@example.com', password: 'tfa-password-1' }))).toBe('INVALID_OTP');
   });
 
   it('admins disable a user\'s two-factor without a code; others get 403', async () => {
     const { id, token } = await userWithToken('tfa3@example.com');
-    const { secret } = (await t.req('POST', '/users/me/tfa/enable', { password: 'tfa-password-1' }, { token })).body.data;
-    await t.req('POST', '/users/me/tfa/enable', { otp: await generate({ secret }) }, { token });
+    expect((await t.req('POST', '/users/me/tfa/enable', { password: 'tfa-password-1' }, { token })).status).toBe(200);
+    expect(code(await login({ email: 'tfa3@example.com', password: 'tfa-password-1' }))).toBe('INVALID_OTP');
     expect((await t.req('POST', `/users/${id}/tfa/disable`, undefined, { token })).status).toBe(403);
     expect((await t.req('POST', `/users/${id}/tfa/disable`)).status).toBe(204);
     expect((await login({ email: 'tfa3@example.com', password: 'tfa-password-1' })).status).toBe(200);

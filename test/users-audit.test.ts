@@ -32,3 +32,16 @@ it('records user creation and updates, with secrets left out of revisions', asyn
   expect(text).not.toContain('audited-static-token');
   expect(text).not.toContain('$argon2');
 });
+
+it('records the revocation of the policies assigned directly to a user it deletes', async () => {
+  const user = (await t.req('POST', '/users', { email: 'leaving@example.com' })).body.data as string;
+  const policy = (await t.req('POST', '/policies', { name: 'Direct grant' })).body.data as string;
+  const access = await t.req('POST', '/access', { user, policy });
+  expect(access.status).toBe(200);
+  const accessId = String(access.body.data?.id ?? access.body.data);
+  expect((await t.req('DELETE', `/users/${user}`)).status).toBe(204);
+  const rows = await run<{ action: string; user: string | null }>(t.services.database.db,
+    "select action, \"user\" from svc_activity where collection = 'svc_access' and item = $1 order by id", [accessId]);
+  expect(rows.map((r) => r.action)).toEqual(['create', 'delete']);
+  expect(await run(t.services.database.db, 'select 1 from svc_access where "user" = $1', [user])).toHaveLength(0);
+});

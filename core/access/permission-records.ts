@@ -89,9 +89,50 @@ function body(raw: unknown): RecordData {
   return rest;
 }
 
-/** Inside an open access change (also used by POST /policies with nested permissions). */
-export async function createPermissionIn(trx: ServiceContext, raw: RecordData): Promise<number> {
-  return Number(await createItem(trx, 'svc_permissions', normalize(trx, body(raw), null)));
+/** A create payload checked and normalised (the policy it names is overwritten by a nested write). */
+function forCreate(ctx: ServiceContext, raw: unknown, policy: string): RecordData {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw invalid('permissions', '"permissions" must list permission objects or ids.');
+  return normalize(ctx, { ...body(raw), policy }, null);
+}
+
+/** An update of an existing permission (`raw` carries its id) checked against the permission's current state. */
+async function forUpdate(trx: ServiceContext, raw: RecordData): Promise<RecordData> {
+  const key = typeof raw.id === 'number' || typeof raw.id === 'string' ? parseId(String(raw.id)) : null;
+  if (key === null) throw invalid('permissions', 'Permission updates need the permission\'s "id".');
+  const current = await readRecord(trx, 'svc_permissions', key, {});
+  return { ...normalize(trx, body(raw), current), id: key };
+}
+
+/** The `permissions` of a policy write (POST or PATCH /policies) in Directus' one-to-many shapes, each nested
+ * permission validated as POST/PATCH /permissions validate it: an array of ids (kept or linked) and objects
+ * (with an id: updated, else created; permissions not listed are deleted), or `{create, update, delete}`. The
+ * result is written through the policy's `permissions` alias, so every permission created, changed or
+ * deleted is recorded in activity as a nested write of the policy. */
+export async function nestedPermissions(trx: ServiceContext, policy: string, raw: unknown): Promise<unknown> {
+  if (Array.isArray(raw)) {
+    const out: unknown[] = [];
+    for (const item of raw) {
+      if (typeof item === 'number' || typeof item === 'string') out.push(parseId(String(item)));
+      else if (typeof item === 'object' && item !== null && !Array.isArray(item) && (item as RecordData).id !== undefined) out.push(await forUpdate(trx, item as RecordData));
+      else out.push(forCreate(trx, item, policy));
+    }
+    return out;
+  }
+  if (typeof raw !== 'object' || raw === null) throw invalid('permissions', '"permissions" must be an array or {create, update, delete}.');
+  const { create = [], update = [], delete: remove = [], ...rest } = raw as RecordData;
+  if (Object.keys(rest).length > 0 || !Array.isArray(create) || !Array.isArray(update) || !Array.isArray(remove)) {
+    throw invalid('permissions', '"permissions" must be an array or {create, update, delete}.');
+  }
+  const updates: RecordData[] = [];
+  for (const item of update) {
+    if (typeof item !== 'object' || item === null || Array.isArray(item)) throw invalid('permissions', '"permissions.update" must list permission objects.');
+    updates.push(await forUpdate(trx, item as RecordData));
+  }
+  const deletes = remove.map((id) => {
+    if (typeof id !== 'number' && typeof id !== 'string') throw invalid('permissions', '"permissions.delete" must list permission ids.');
+    return parseId(String(id));
+  });
+  return { create: create.map((item) => forCreate(trx, item, policy)), update: updates, delete: deletes };
 }
 
 export async function createPermission(services: Services, ctx: ServiceContext, raw: unknown): Promise<number> {

@@ -1,13 +1,16 @@
-/** Policies (svc_policies): CRUD, ip_access validated as CIDR ranges, permissions nested on read. Deleting
- * a policy cascades its permissions, app permissions and access rows (foreign keys). Non-admins read the
- * policies that apply to them. */
+/** Policies (svc_policies): CRUD, ip_access validated as CIDR ranges, permissions nested on read and
+ * writable through the `permissions` alias. Deleting a policy deletes its permissions, app permissions and
+ * access rows, each recorded in activity. Non-admins read the policies that apply to them. */
+import { randomUUID } from 'node:crypto';
 import { isIPv4, isIPv6 } from 'node:net';
 import type { ServiceContext } from '../context.ts';
+import { run } from '../db/database.ts';
 import { ForbiddenError, InvalidPayloadError } from '../errors.ts';
 import { createItem, deleteItem, updateItem } from '../items/write/index.ts';
 import type { Services } from '../services.ts';
-import { createPermissionIn } from './permission-records.ts';
-import { canRead, changeAccess, readersWithVirtual, readRecords, requireAdmin, type RecordData } from './system-records.ts';
+import { nestedPermissions } from './permission-records.ts';
+import { cascade, changeAccess, requireAdmin, type RecordData } from './system-records.ts';
+import { readersWithToMany } from './to-many-reads.ts';
 import { isUuid } from '../uuid.ts';
 
 
@@ -45,50 +48,48 @@ export async function createPolicy(services: Services, ctx: ServiceContext, raw:
   requireAdmin(ctx);
   const data = body(raw);
   const { permissions, roles, users, ...columns } = data;
-  if (permissions !== undefined && !Array.isArray(permissions)) throw new InvalidPayloadError('Invalid payload. "permissions" must be an array.', { field: 'permissions' });
   for (const [name, list] of [['roles', roles], ['users', users]] as const) {
     if (list !== undefined && (!Array.isArray(list) || list.some((v) => !isUuid(v)))) {
       throw new InvalidPayloadError(`Invalid payload. "${name}" must list ids.`, { field: name });
     }
   }
   return changeAccess(services, ctx, async (trx) => {
+    // The key is known before the insert so the nested permissions can be validated against it.
+    if (columns.id === undefined) columns.id = randomUUID();
+    if (permissions !== undefined) columns.permissions = await nestedPermissions(trx, String(columns.id), permissions);
     const id = String(await createItem(trx, 'svc_policies', columns));
-    for (const p of (permissions as unknown[] | undefined) ?? []) {
-      if (typeof p !== 'object' || p === null || Array.isArray(p)) throw new InvalidPayloadError('Invalid payload. "permissions" must list objects.', { field: 'permissions' });
-      await createPermissionIn(trx, { ...(p as RecordData), policy: id });
-    }
     for (const role of (roles as string[] | undefined) ?? []) await createItem(trx, 'svc_access', { role, policy: id });
     for (const user of (users as string[] | undefined) ?? []) await createItem(trx, 'svc_access', { user, policy: id });
     return id;
   });
 }
 
+/** `permissions` may be changed with the policy, in Directus' one-to-many shapes (see nestedPermissions). */
 export async function updatePolicy(services: Services, ctx: ServiceContext, id: string, raw: unknown): Promise<string> {
   requireAdmin(ctx);
   if (!isUuid(id)) throw new ForbiddenError();
   const data = body(raw);
-  return changeAccess(services, ctx, async (trx) => String(await updateItem(trx, 'svc_policies', id, data)));
+  return changeAccess(services, ctx, async (trx) => {
+    if (data.permissions !== undefined) data.permissions = await nestedPermissions(trx, id, data.permissions);
+    return String(await updateItem(trx, 'svc_policies', id, data));
+  });
 }
 
+/** The policy's permissions, app permissions and access rows are deleted first through the items service,
+ * so each revocation is recorded in activity (the foreign keys' cascade would remove them silently). */
 export async function deletePolicy(services: Services, ctx: ServiceContext, id: string): Promise<void> {
   requireAdmin(ctx);
   if (!isUuid(id)) throw new ForbiddenError();
-  await changeAccess(services, ctx, (trx) => deleteItem(trx, 'svc_policies', id));
+  await changeAccess(services, ctx, async (trx) => {
+    if ((await run(trx.db, 'select 1 from svc_policies where id = $1 for update', [id])).length === 0) throw new ForbiddenError();
+    for (const collection of ['svc_permissions', 'svc_app_permissions', 'svc_access']) await cascade(trx, collection, 'policy', id, null);
+    await deleteItem(trx, 'svc_policies', id);
+  });
 }
 
-/** `permissions`: each policy's permission records, as far as the caller may read svc_permissions. */
-async function attachPermissions(ctx: ServiceContext, rows: RecordData[], dropKey: boolean): Promise<void> {
-  const ids = rows.map((r) => r.id as string);
-  const permissions = ids.length === 0 || !(await canRead(ctx, 'svc_permissions')) ? [] : (await readRecords(ctx, 'svc_permissions', {
-    filter: { policy: { _in: ids } }, sort: ['id'], limit: -1,
-  })).data;
-  for (const row of rows) {
-    row.permissions = permissions.filter((p) => p.policy === row.id);
-    if (dropKey) delete row.id;
-  }
-}
-
-const readers = readersWithVirtual('svc_policies', 'permissions', attachPermissions);
+/** `permissions`: each policy's permission records (svc_permissions.policy), as far as the caller may read
+ * them; expanded in full without `fields`, their ids with `*`, as Directus answers. */
+const readers = readersWithToMany('svc_policies', { alias: 'permissions', related: 'svc_permissions', bare: null, sort: ['id'] });
 
 export const listPolicies = readers.list;
 export const readPolicy = readers.read;

@@ -6,7 +6,8 @@ import { run } from '../db/database.ts';
 import { ForbiddenError, InvalidPayloadError, UnprocessableContentError } from '../errors.ts';
 import { createItem, deleteItem, updateItem } from '../items/write/index.ts';
 import type { Services } from '../services.ts';
-import { canRead, changeAccess, readersWithVirtual, readRecords, requireAdmin, type RecordData } from './system-records.ts';
+import { cascade, changeAccess, requireAdmin, type RecordData } from './system-records.ts';
+import { readersWithToMany } from './to-many-reads.ts';
 import { isUuid } from '../uuid.ts';
 
 
@@ -38,20 +39,27 @@ export function parsePolicyChange(raw: unknown): PolicyChange {
   throw new InvalidPayloadError('Invalid payload. "policies" must be an array.', { field: 'policies' });
 }
 
-/** Writes the owner's svc_access rows (`owner` is "role" or "user"). */
-export async function applyPolicyChange(trx: ServiceContext, owner: 'role' | 'user', id: string, change: PolicyChange): Promise<void> {
-  const column = owner === 'role' ? 'role' : '"user"';
+/** The change as a write of the roles' `policies` alias (the role's svc_access rows) in Directus' detailed
+ * form, so the items write service records every access row it creates or deletes as a nested write of the
+ * role (activity, and revisions linked to the role's). Null when it changes nothing. `role` is null for a
+ * role being created. A replacement keeps the rows of policies still listed and appends the new ones. */
+async function accessWrite(trx: ServiceContext, role: string | null, change: PolicyChange): Promise<{ create: RecordData[]; delete: string[] } | null> {
+  let create: RecordData[];
+  let remove: string[];
   if (change.replace) {
-    await run(trx.db, `delete from svc_access where ${column} = $1 and not (policy = any($2::uuid[]))`, [id, change.replace]);
-    const existing = new Set((await run<{ policy: string }>(trx.db, `select policy from svc_access where ${column} = $1`, [id])).map((r) => r.policy));
-    let sort = existing.size;
-    for (const policy of change.replace) {
-      if (!existing.has(policy)) await createItem(trx, 'svc_access', { [owner]: id, policy, sort: ++sort });
-    }
-    return;
+    const existing = role === null ? [] : await run<{ id: string; policy: string }>(trx.db,
+      'select id, policy from svc_access where role = $1 order by sort nulls last, id', [role]);
+    const listed = new Set(change.replace);
+    const kept = existing.filter((r) => listed.has(r.policy));
+    const linked = new Set(kept.map((r) => r.policy));
+    let sort = kept.length;
+    create = change.replace.filter((policy) => !linked.has(policy)).map((policy) => ({ policy, sort: ++sort }));
+    remove = existing.filter((r) => !listed.has(r.policy)).map((r) => r.id);
+  } else {
+    create = change.add.map((policy) => ({ policy }));
+    remove = change.remove;
   }
-  if (change.remove.length > 0) await run(trx.db, `delete from svc_access where ${column} = $1 and id = any($2::uuid[])`, [id, change.remove]);
-  for (const policy of change.add) await createItem(trx, 'svc_access', { [owner]: id, policy });
+  return create.length === 0 && remove.length === 0 ? null : { create, delete: remove };
 }
 
 function body(raw: unknown): RecordData {
@@ -78,9 +86,9 @@ export async function createRole(services: Services, ctx: ServiceContext, raw: u
   delete data.policies;
   delete data.protected; // only the bootstrap creates protected roles
   return changeAccess(services, ctx, async (trx) => {
-    const id = String(await createItem(trx, 'svc_roles', data));
+    const access = change ? await accessWrite(trx, null, change) : null;
+    const id = String(await createItem(trx, 'svc_roles', access ? { ...data, policies: access } : data));
     await checkParent(trx, id, data.parent);
-    if (change) await applyPolicyChange(trx, 'role', id, change);
     return id;
   });
 }
@@ -93,14 +101,18 @@ export async function updateRole(services: Services, ctx: ServiceContext, id: st
   delete data.protected;
   if (!isUuid(id)) throw new ForbiddenError();
   return changeAccess(services, ctx, async (trx) => {
+    const access = change ? await accessWrite(trx, id, change) : null;
+    if (access) data.policies = access;
     if (Object.keys(data).length > 0) await updateItem(trx, 'svc_roles', id, data);
     else if ((await run(trx.db, 'select 1 from svc_roles where id = $1', [id])).length === 0) throw new ForbiddenError();
     await checkParent(trx, id, data.parent);
-    if (change) await applyPolicyChange(trx, 'role', id, change);
     return id;
   });
 }
 
+/** As Directus: the role's access rows are revoked, its users and child roles let go of it, then the role is
+ * deleted; so are the shares acting as it, and the registration setting forgets it. Each change is recorded
+ * in activity (the foreign keys would otherwise cascade silently). Users keep their account with no role. */
 export async function deleteRole(services: Services, ctx: ServiceContext, id: string): Promise<void> {
   requireAdmin(ctx);
   if (!isUuid(id)) throw new ForbiddenError();
@@ -108,24 +120,18 @@ export async function deleteRole(services: Services, ctx: ServiceContext, id: st
     const [row] = await run<{ protected: boolean }>(trx.db, 'select protected from svc_roles where id = $1 for update', [id]);
     if (!row) throw new ForbiddenError();
     if (row.protected) throw new UnprocessableContentError('Cannot delete a protected role');
-    // Users of the role keep their account with no role; child roles lose their parent (FK set null).
+    await cascade(trx, 'svc_access', 'role', id, null);
+    await cascade(trx, 'svc_users', 'role', id, { role: null });
+    await cascade(trx, 'svc_roles', 'parent', id, { parent: null });
+    await cascade(trx, 'svc_shares', 'role', id, null);
+    await cascade(trx, 'svc_settings', 'public_registration_role', id, { public_registration_role: null });
     await deleteItem(trx, 'svc_roles', id);
   });
 }
 
-/** `policies`: the policy ids linked to each role, as far as the caller may read svc_access. */
-async function attachPolicies(ctx: ServiceContext, rows: RecordData[], dropKey: boolean): Promise<void> {
-  const ids = rows.map((r) => r.id as string);
-  const links = ids.length === 0 || !(await canRead(ctx, 'svc_access')) ? [] : (await readRecords(ctx, 'svc_access', {
-    fields: ['role', 'policy'], filter: { role: { _in: ids } }, sort: ['sort', 'id'], limit: -1,
-  })).data;
-  for (const row of rows) {
-    row.policies = links.filter((l) => l.role === row.id).map((l) => l.policy);
-    if (dropKey) delete row.id;
-  }
-}
-
-const readers = readersWithVirtual('svc_roles', 'policies', attachPolicies);
+/** `policies`: the policy ids linked to each role (its svc_access rows in sort order), as far as the caller
+ * may read svc_access; `policies.<field>` reads the access rows themselves. */
+const readers = readersWithToMany('svc_roles', { alias: 'policies', related: 'svc_access', bare: 'policy', sort: ['sort', 'id'] });
 
 export const listRoles = readers.list;
 export const readRole = readers.read;

@@ -1,15 +1,16 @@
 /** Shared plumbing of the access-management endpoints (roles, policies, permissions, access, app
  * permissions): admin gate, reads through the query language under the caller's permissions (ctx.system),
- * writes through the items write service in one transaction, then the schema version bump every change
- * to access data needs (access caches are keyed on it). */
+ * writes through the items write service in one transaction (so each is recorded in activity and revisions,
+ * cascades included), then the schema version bump every change to access data needs (access caches are
+ * keyed on it). */
 import type { ServiceContext } from '../context.ts';
-import { inTransaction } from '../db/database.ts';
+import { ident, inTransaction, run } from '../db/database.ts';
 import { ForbiddenError } from '../errors.ts';
 import { readItemData, readItems } from '../items/read.ts';
+import { deleteItems, updateItems } from '../items/write/index.ts';
 import type { Query } from '../query/types.ts';
 import { loadPermissions } from './permissions.ts';
 import type { Services } from '../services.ts';
-import { isUuid } from '../uuid.ts';
 
 export type RecordData = Record<string, unknown>;
 
@@ -53,40 +54,17 @@ export async function changeAccess<T>(services: Services, ctx: ServiceContext, f
   return result;
 }
 
-/** The requested field list split into the fields of the table and whether a virtual relation list
- * (`policies` on roles, `permissions` on policies) is wanted. The table's primary key is always read, so the
- * list can be attached; `dropKey` says to remove it again. */
-export function splitVirtual(query: Query, virtual: string, pk: string): { query: Query; wanted: boolean; dropKey: boolean } {
-  if (!query.fields) return { query, wanted: true, dropKey: false };
-  const fields = query.fields.filter((f) => f !== virtual && !f.startsWith(`${virtual}.`));
-  const wanted = fields.length !== query.fields.length || fields.includes('*');
-  const hasKey = fields.includes('*') || fields.includes(pk);
-  const out = wanted && !hasKey ? [...fields, pk] : fields;
-  return { query: { ...query, fields: out.length > 0 ? out : [pk] }, wanted, dropKey: wanted && !hasKey };
-}
-
-/** List and single reads of a collection that answers a virtual to-many field (`policies` on roles,
- * `permissions` on policies): rows are read through the query language, then `attach` fills the field. */
-export function readersWithVirtual(
-  collection: string, virtual: string,
-  attach: (ctx: ServiceContext, rows: RecordData[], dropKey: boolean) => Promise<void>,
-): {
-  list(ctx: ServiceContext, query: Query): Promise<{ data: RecordData[]; meta?: RecordData }>;
-  read(ctx: ServiceContext, id: string, query: Query): Promise<RecordData>;
-} {
-  return {
-    async list(ctx, query) {
-      const split = splitVirtual(query, virtual, 'id');
-      const result = await readRecords(ctx, collection, split.query);
-      if (split.wanted && !query.aggregate) await attach(ctx, result.data, split.dropKey);
-      return result;
-    },
-    async read(ctx, id, query) {
-      if (!isUuid(id)) throw new ForbiddenError();
-      const split = splitVirtual(query, virtual, 'id');
-      const row = await readRecord(ctx, collection, id, split.query);
-      if (split.wanted) await attach(ctx, [row], split.dropKey);
-      return row;
-    },
-  };
+/** Writes every row of `collection` whose `field` is `value` through the items service (deleted with
+ * `change` null, else updated with it), so each is recorded in activity like a direct write: what a foreign
+ * key's cascade would do silently. Batches stay within MAX_BATCH_MUTATION. */
+export async function cascade(trx: ServiceContext, collection: string, field: string, value: string, change: RecordData | null): Promise<void> {
+  const c = trx.schema.collections[collection];
+  const rows = await run<{ pk: string | number | bigint }>(trx.db,
+    `select ${ident(c.primary!)} as pk from ${ident(collection)} where ${ident(field)} = $1 order by 1`, [value]);
+  const max = trx.config.maxBatchMutation;
+  for (let i = 0; i < rows.length; i += max) {
+    const keys = rows.slice(i, i + max).map((r) => (typeof r.pk === 'bigint' ? String(r.pk) : r.pk));
+    if (change) await updateItems(trx, collection, keys, change);
+    else await deleteItems(trx, collection, keys);
+  }
 }

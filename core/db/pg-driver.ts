@@ -6,6 +6,7 @@ import {
   CompiledQuery, PostgresAdapter, PostgresIntrospector, PostgresQueryCompiler,
   type DatabaseConnection, type Dialect, type Driver, type Kysely, type QueryResult,
 } from 'kysely';
+import { connectionLostError, isConnectionLoss } from './connection-loss.ts';
 import { SqlTransactions } from './sql-transactions.ts';
 
 export const PREPARE_MARK = '/*p*/';
@@ -33,7 +34,12 @@ class PgConnection implements DatabaseConnection {
 
   async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
     const name = statementName(query.sql);
-    const res = await this.client.query<R & pg.QueryResultRow>({ text: query.sql, values: query.parameters as unknown[], name });
+    let res: pg.QueryResult<R & pg.QueryResultRow>;
+    try {
+      res = await this.client.query<R & pg.QueryResultRow>({ text: query.sql, values: query.parameters as unknown[], name });
+    } catch (err) {
+      throw isConnectionLoss(err) ? connectionLostError(err) : err;
+    }
     const isWrite = res.command === 'INSERT' || res.command === 'UPDATE' || res.command === 'DELETE' || res.command === 'MERGE';
     return { rows: res.rows ?? [], ...(isWrite && res.rowCount !== null ? { numAffectedRows: BigInt(res.rowCount) } : {}) };
   }
@@ -51,7 +57,13 @@ class PgDriver extends SqlTransactions implements Driver {
 
   async init(): Promise<void> {}
   async acquireConnection(): Promise<DatabaseConnection> {
-    return new PgConnection(await this.pool.connect());
+    try {
+      return new PgConnection(await this.pool.connect());
+    } catch (err) {
+      // Whatever keeps a connection from being made (refused, timed out, the database not accepting
+      // connections during a restart) makes the service unavailable, not the request wrong.
+      throw connectionLostError(err);
+    }
   }
   async releaseConnection(conn: DatabaseConnection): Promise<void> {
     (conn as PgConnection).client.release();
@@ -71,7 +83,12 @@ export class PgDialect implements Dialect {
 
 export function createPool(url: string, max: number): pg.Pool {
   const pool = new pg.Pool({ connectionString: url, max, options: '-c TimeZone=UTC', connectionTimeoutMillis: 5000 });
-  // An idle client losing its server must not crash the process; the next checkout reconnects.
+  // A client losing its server (a terminated backend, a restart, a failover) emits 'error'. The pool listens
+  // only while a client is idle; a checked-out client between two statements of a transaction would crash
+  // the process with an unhandled 'error' event. Every client gets its own listener for its whole life: the
+  // statement in flight fails on its own (-> 503), and the pool discards the client on release because it is
+  // no longer queryable, so the next request connects afresh.
+  pool.on('connect', (client) => { client.on('error', () => {}); });
   pool.on('error', () => {});
   return pool;
 }

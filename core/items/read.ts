@@ -8,8 +8,10 @@ import { compileAggregate, compileKeys, compileList, compileOne, type CompiledRe
 import { CompiledCache, mentionsNow } from '../query/compiled-cache.ts';
 import { coerceScalar } from '../query/filter-values.ts';
 import { planRead, type PlanContext } from '../query/plan.ts';
+import type { RowScope } from '../query/plan-types.ts';
 import type { Query } from '../query/types.ts';
 import { ident } from '../db/database.ts';
+import { shareReadAccess } from '../shares/read-access.ts';
 import { itemsCollection } from './collection.ts';
 
 export type PrimaryKey = string | number;
@@ -36,7 +38,9 @@ function cacheFor(ctx: ServiceContext): CompiledCache {
 function cacheKeyOf(ctx: ServiceContext, kind: string, collection: string, input: QueryInput): string | null {
   if (input.cacheKey === undefined) return null;
   const a = ctx.accountability;
-  return `${a.user}|${a.role}|${a.admin ? 1 : 0}|${a.share?.id ?? ''}|${a.policies.join(',')}|${kind}|${collection}|${input.cacheKey}`;
+  // A share's statements hold its item: the scope is part of the key (an edited share keeps its id).
+  const share = a.share ? `${a.share.id}:${a.share.collection}:${a.share.item}` : '';
+  return `${a.user}|${a.role}|${a.admin ? 1 : 0}|${share}|${a.policies.join(',')}|${kind}|${collection}|${input.cacheKey}`;
 }
 
 function queryOf(input: QueryInput): Query {
@@ -44,23 +48,24 @@ function queryOf(input: QueryInput): Query {
 }
 
 /** Compiles through the cache. Statements depending on $NOW (in the query or in permission filters) are
- * compiled every time. */
-async function compiled(ctx: ServiceContext, kind: string, collectionName: string, input: QueryInput, build: (q: Query, permissions: PermissionSet) => CompiledRead): Promise<CompiledRead> {
+ * compiled every time. A share token plans with its role's permissions within the share's reach. */
+async function compiled(ctx: ServiceContext, kind: string, collectionName: string, input: QueryInput, build: (q: Query, plan: PlanContext) => CompiledRead): Promise<CompiledRead> {
   const key = cacheKeyOf(ctx, kind, collectionName, input);
   if (key) {
     const hit = cacheFor(ctx).get(key);
     if (hit) return hit;
   }
-  const permissions = await loadPermissions(ctx);
+  const share = ctx.accountability.share;
+  const { permissions, scope } = share ? await shareReadAccess(ctx, share) : { permissions: await loadPermissions(ctx), scope: undefined };
   const query = queryOf(input);
-  const result = build(query, permissions);
+  const result = build(query, planContext(ctx, permissions, scope));
   if (key && !permissions.clockDependent && !mentionsNow(query.filter) && !mentionsNow(query.deep)) {
     cacheFor(ctx).set(key, result);
   }
   return result;
 }
 
-function planContext(ctx: ServiceContext, permissions: PermissionSet): PlanContext {
+function planContext(ctx: ServiceContext, permissions: PermissionSet, scope?: RowScope): PlanContext {
   const { config } = ctx;
   return {
     schema: ctx.schema,
@@ -72,6 +77,7 @@ function planContext(ctx: ServiceContext, permissions: PermissionSet): PlanConte
       defaultLimit: config.queryLimitDefault,
       maxRelationalDepth: config.maxRelationalDepth,
     },
+    scope,
   };
 }
 
@@ -88,25 +94,20 @@ function withMeta(row: ListRow): string {
 /** GET /items/{collection}: `{"data":[...],"meta"?:{...}}` as JSON text. */
 export async function readItems(ctx: ServiceContext, collectionName: string, input: QueryInput | Query): Promise<string> {
   itemsCollection(ctx, collectionName);
-  const statement = await compiled(ctx, 'list', collectionName, shareScoped(ctx, collectionName, asInput(input)), (query, permissions) => {
-    const plan = planRead(planContext(ctx, permissions), collectionName, query);
-    return plan.aggregate ? compileAggregate(plan.aggregate, plan.meta) : compileList(plan.select!, plan.meta);
+  checkShareTop(ctx, collectionName);
+  const statement = await compiled(ctx, 'list', collectionName, asInput(input), (query, plan) => {
+    const read = planRead(plan, collectionName, query);
+    return read.aggregate ? compileAggregate(read.aggregate, read.meta) : compileList(read.select!, read.meta);
   });
   const [row] = await run<ListRow>(ctx.db, statement.sql, statement.params);
   return withMeta(row);
 }
 
-/** A share token reads only its item: other collections are FORBIDDEN, lists are narrowed to the item (and
- * not cached: the statement holds the share's key). */
-function shareScoped(ctx: ServiceContext, collectionName: string, input: QueryInput): QueryInput {
+/** A share token reads its item at the top level: other collections are FORBIDDEN (related items are read
+ * through it, nested), and its scope narrows lists of the shared collection to the item (share reach). */
+function checkShareTop(ctx: ServiceContext, collectionName: string, key?: PrimaryKey): void {
   const share = ctx.accountability.share;
-  if (!share) return input;
-  if (share.collection !== collectionName) throw new ForbiddenError();
-  const only = { [ctx.schema.collections[collectionName].primary!]: { _eq: share.item } };
-  return { query: () => {
-    const query = queryOf(input);
-    return { ...query, filter: query.filter ? { _and: [only, query.filter] } : only };
-  } };
+  if (share && (share.collection !== collectionName || (key !== undefined && String(key) !== share.item))) throw new ForbiddenError();
 }
 
 function asInput(input: QueryInput | Query): QueryInput {
@@ -127,13 +128,12 @@ function coerceKey(ctx: ServiceContext, collectionName: string, key: PrimaryKey)
 /** The JSON text of one item, or null when it does not exist or is not visible to the caller. */
 export async function readItemData(ctx: ServiceContext, collectionName: string, key: PrimaryKey, input: QueryInput | Query): Promise<string | null> {
   itemsCollection(ctx, collectionName);
-  const share = ctx.accountability.share;
-  if (share && (share.collection !== collectionName || String(key) !== share.item)) throw new ForbiddenError();
+  checkShareTop(ctx, collectionName, key);
   const pk = coerceKey(ctx, collectionName, key);
-  const statement = await compiled(ctx, 'one', collectionName, asInput(input), (query, permissions) => {
-    const plan = planRead(planContext(ctx, permissions), collectionName, { ...query, limit: undefined, offset: undefined, page: undefined, meta: undefined });
-    if (!plan.select) throw new InvalidQueryError('Aggregates are not available on a single item.');
-    return compileOne(plan.select, pk);
+  const statement = await compiled(ctx, 'one', collectionName, asInput(input), (query, plan) => {
+    const read = planRead(plan, collectionName, { ...query, limit: undefined, offset: undefined, page: undefined, meta: undefined });
+    if (!read.select) throw new InvalidQueryError('Aggregates are not available on a single item.');
+    return compileOne(read.select, pk);
   });
   // compileOne binds the primary key as $1, so a cached statement only needs it swapped.
   const params = statement.params[0] === pk ? statement.params : [pk, ...statement.params.slice(1)];

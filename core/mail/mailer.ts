@@ -21,6 +21,10 @@ function transportFor(config: Config): Transporter {
         host: config.emailSmtpHost,
         port: config.emailSmtpPort,
         secure: config.emailSmtpSecure,
+        // Fail in seconds, not nodemailer's minutes, when the server is unreachable: requests wait on mail.
+        connectionTimeout: 10_000,
+        greetingTimeout: 10_000,
+        socketTimeout: 30_000,
         ...(config.emailSmtpUser ? { auth: { user: config.emailSmtpUser, pass: config.emailSmtpPassword ?? '' } } : {}),
       });
     transports.set(config, transport);

@@ -69,6 +69,10 @@ export function compileFilter(b: SqlBuilder, alias: string, node: FilterNode): s
       const sub = `exists (select 1 from ${table(node.related.collection)} as ${a} where ${col(a, node.fkOnChild)} = ${col(alias, node.parentKey)} and ${compileFilter(b, a, node.child)})`;
       return node.none ? `not ${sub}` : sub;
     }
+    case 'a2oTarget': {
+      const a = b.alias();
+      return `exists (select 1 from ${table(node.related.collection)} as ${a} where ${col(a, node.collectionField)} = ${b.param(node.target, 'text')} and ${col(a, node.keyField)} = ${col(alias, node.ownKey)}::text and ${compileFilter(b, a, node.child)})`;
+    }
     case 'a2o': {
       const parts = node.branches.map(({ related, child }) => {
         const a = b.alias();

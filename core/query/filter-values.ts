@@ -94,35 +94,49 @@ export function coerceScalar(field: FieldOverview, value: unknown): unknown {
   }
 }
 
-function listOf(value: unknown): unknown[] {
+function isComposite(value: unknown): boolean {
+  return typeof value === 'object' && value !== null;
+}
+
+/** The operand of a list operator: an array, or a comma list in a string, or one scalar. An object (e.g.
+ * `filter[f][_in][a]=1`) is refused rather than read as one value that matches nothing. */
+function listOf(field: FieldOverview, op: FilterOperator, value: unknown): unknown[] {
   if (Array.isArray(value)) return value;
   if (typeof value === 'string') return value === '' ? [] : value.split(',');
+  if (isComposite(value)) throw new InvalidQueryError(`"${op}" on field "${field.field}" needs a list of values.`);
   return [value];
 }
 
-/** The value an operator compares against, resolved and coerced. */
+function scalarItem(field: FieldOverview, op: FilterOperator, value: unknown): unknown {
+  if (isComposite(value)) throw new InvalidQueryError(`"${op}" on field "${field.field}" needs a list of single values.`);
+  return coerceScalar(field, value);
+}
+
+/** The value an operator compares against, resolved and coerced. An operator that takes one value refuses an
+ * object or array on every field type, json included, with INVALID_QUERY. */
 export function coerceFilterValue(field: FieldOverview, op: FilterOperator, raw: unknown, acc: Accountability): unknown {
   const value = resolveVariable(raw, acc);
   switch (op) {
     case '_null': case '_nnull': case '_empty': case '_nempty':
       return toBoolean(field, value);
     case '_in': case '_nin': {
-      const items = listOf(value).flatMap((v) => {
+      const items = listOf(field, op, value).flatMap((v) => {
         const r = resolveVariable(v, acc);
-        return Array.isArray(r) ? r : [r];
+        // A list-valued variable ($CURRENT_ROLES) contributes its members.
+        return Array.isArray(r) && typeof v === 'string' && v.startsWith('$') ? r : [r];
       });
-      return items.map((v) => coerceScalar(field, v));
+      return items.map((v) => scalarItem(field, op, v));
     }
     case '_between': case '_nbetween': {
-      const items = listOf(value);
+      const items = listOf(field, op, value);
       if (items.length !== 2) throw new InvalidQueryError(`"${op}" on field "${field.field}" needs exactly two values.`);
-      return items.map((v) => coerceScalar(field, resolveVariable(v, acc)));
+      return items.map((v) => scalarItem(field, op, resolveVariable(v, acc)));
     }
     case '_contains': case '_ncontains': case '_icontains': case '_starts_with': case '_ends_with':
-      if (value === null || typeof value === 'object') throw new InvalidQueryError(`"${op}" on field "${field.field}" needs a string.`);
+      if (value === null || isComposite(value)) throw new InvalidQueryError(`"${op}" on field "${field.field}" needs a string.`);
       return String(value);
     default:
-      if (Array.isArray(value)) throw new InvalidQueryError(`"${op}" on field "${field.field}" needs a single value.`);
+      if (isComposite(value)) throw new InvalidQueryError(`"${op}" on field "${field.field}" needs a single value.`);
       return coerceScalar(field, value);
   }
 }

@@ -8,7 +8,14 @@ export type FilterNode =
   | { kind: 'm2o'; fk: FieldOverview; related: CollectionOverview; child: FilterNode }
   | { kind: 'o2m'; none: boolean; fkOnChild: FieldOverview; parentKey: FieldOverview; related: CollectionOverview; child: FilterNode }
   | { kind: 'a2o'; keyField: FieldOverview; collectionField: FieldOverview; branches: { related: CollectionOverview; child: FilterNode }[] }
+  /** The row is pointed at by an A2O of `related` (its `keyField` holds our key as text, `collectionField`
+   * our collection name) from a row matching `child`: the reverse of an A2O, used by share scopes. */
+  | { kind: 'a2oTarget'; related: CollectionOverview; keyField: FieldOverview; collectionField: FieldOverview; target: string; ownKey: FieldOverview; child: FilterNode }
   | { kind: 'bool'; value: boolean };
+
+/** Rows a caller may reach beyond its permissions, per collection (a share token: the shared item and what
+ * is related to it). A collection without an entry is out of reach. */
+export type RowScope = ReadonlyMap<string, FilterNode>;
 
 export interface SortTarget {
   /** M2O hops from the planned collection to the sorted column's collection. */

@@ -9,7 +9,7 @@ import type { CollectionOverview, FieldOverview, SchemaOverview } from '../schem
 import { coerceFilterValue, isUuid } from './filter-values.ts';
 import { parseDeepOptions, type ParseLimits } from './parse.ts';
 import type {
-  AggregateFunctionPlan, AggregatePlan, FieldPlan, FilterNode, ReadPlan, SearchPlan, SelectPlan, SortPlan, SortTarget,
+  AggregateFunctionPlan, AggregatePlan, FieldPlan, FilterNode, ReadPlan, RowScope, SearchPlan, SelectPlan, SortPlan, SortTarget,
 } from './plan-types.ts';
 import { FILTER_OPERATORS, type DeepQuery, type Filter, type FilterOperator, type Query } from './types.ts';
 
@@ -18,6 +18,9 @@ export interface PlanContext {
   permissions: PermissionSet;
   accountability: Accountability;
   limits: ParseLimits & { defaultLimit: number; maxDepth: number; maxRelationalDepth: number };
+  /** Set for share tokens: every read of a collection, nested ones and relational filters included, is
+   * narrowed to the rows in reach (core/shares/reach.ts). */
+  scope?: RowScope;
 }
 
 type FieldTree = Map<string, FieldTree | null>;
@@ -52,6 +55,23 @@ function and(a: FilterNode | null, b: FilterNode | null): FilterNode | null {
   if (!a) return b;
   if (!b) return a;
   return { kind: 'and', children: [a, b] };
+}
+
+const NOTHING: FilterNode = { kind: 'bool', value: false };
+
+/** The scope's predicate for `collection` (null without a scope: nothing to add). */
+function scopeOf(ctx: PlanContext, collection: CollectionOverview): FilterNode | null {
+  return ctx.scope ? ctx.scope.get(collection.collection) ?? NOTHING : null;
+}
+
+/** Row filter of the caller on `collection`: its permission's filter, within its scope. */
+function rowFilter(ctx: PlanContext, collection: CollectionOverview, perm: ResolvedPermission): FilterNode | null {
+  return and(perm.filter ? planFilter(ctx, collection, perm.filter, 0, true) : null, scopeOf(ctx, collection));
+}
+
+/** A relational filter's condition on a related collection: a caller with a scope only tests rows in reach. */
+function scopedChild(ctx: PlanContext, related: CollectionOverview, child: FilterNode, trusted: boolean): FilterNode {
+  return trusted ? child : and(child, scopeOf(ctx, related))!;
 }
 
 // ---------------------------------------------------------------- filters
@@ -106,7 +126,7 @@ function planRelationalFilter(
 ): FilterNode {
   if (relation.kind === 'm2o') {
     const related = getCollection(ctx, relation.related);
-    return { kind: 'm2o', fk: field, related, child: planFilter(ctx, related, value as Filter, depth + 1, trusted) };
+    return { kind: 'm2o', fk: field, related, child: scopedChild(ctx, related, planFilter(ctx, related, value as Filter, depth + 1, trusted), trusted) };
   }
   if (relation.kind === 'o2m') {
     const related = getCollection(ctx, relation.related);
@@ -122,7 +142,7 @@ function planRelationalFilter(
       kind: 'o2m', none, related,
       fkOnChild: related.fields[relation.relation.field],
       parentKey: primaryOf(collection),
-      child: planFilter(ctx, related, inner as Filter, depth + 1, trusted),
+      child: scopedChild(ctx, related, planFilter(ctx, related, inner as Filter, depth + 1, trusted), trusted),
     };
   }
   // A2O: one branch per target collection, each gated by the discriminator.
@@ -132,7 +152,7 @@ function planRelationalFilter(
   for (const target of targets) {
     const related = getCollection(ctx, target);
     if (!scope && !Object.keys(value).every((k) => k === '_and' || k === '_or' || k.split(':')[0] in related.fields)) continue;
-    branches.push({ related, child: planFilter(ctx, related, value as Filter, depth + 1, trusted) });
+    branches.push({ related, child: scopedChild(ctx, related, planFilter(ctx, related, value as Filter, depth + 1, trusted), trusted) });
   }
   if (branches.length === 0) throw new InvalidQueryError(`Invalid filter on "${field.field}": no collection of it has those fields.`);
   return { kind: 'a2o', keyField: field, collectionField: collection.fields[relation.collectionField], branches };
@@ -178,16 +198,29 @@ function planSortTarget(ctx: PlanContext, collection: CollectionOverview, path: 
   throw new InvalidQueryError(`Invalid sort "${path}".`);
 }
 
-function planSort(ctx: PlanContext, collection: CollectionOverview, sort: string[] | undefined, fallback: boolean): SortPlan[] {
+/** The caller's sort, else `defaults` (the server's order: no read permission needed on its fields). */
+function planSort(ctx: PlanContext, collection: CollectionOverview, sort: string[] | undefined, defaults: FieldOverview[]): SortPlan[] {
   if (sort && sort.length > 0) {
     return sort.map((s) => {
       const desc = s.startsWith('-');
       return { target: planSortTarget(ctx, collection, desc ? s.slice(1) : s), desc };
     });
   }
-  if (!fallback) return [];
+  return defaults.map((field) => ({ target: { chain: [], field }, desc: false }));
+}
+
+/** Default order of a list: the collection's sort field, else the primary key. */
+function collectionOrder(collection: CollectionOverview): FieldOverview[] {
   const field = collection.sortField && collection.fields[collection.sortField] ? collection.fields[collection.sortField] : primaryOf(collection);
-  return [{ target: { chain: [], field }, desc: false }];
+  return [field];
+}
+
+/** Default order of an O2M: the relation's sort_field (the order Directus' list interfaces keep), the key
+ * breaking ties; else the related collection's own order. */
+function relationOrder(related: CollectionOverview, sortField: string | null): FieldOverview[] {
+  const field = sortField && Object.hasOwn(related.fields, sortField) ? related.fields[sortField] : undefined;
+  if (!field || field.alias) return collectionOrder(related);
+  return field.isPrimaryKey ? [field] : [field, primaryOf(related)];
 }
 
 function pagination(ctx: PlanContext, q: Query, defaultLimit: number): { limit: number | null; offset: number } {
@@ -296,9 +329,8 @@ function planFields(ctx: PlanContext, collection: CollectionOverview, tree: Fiel
       // A bare O2M (keys only) into a collection the caller cannot read is left out, not an error.
       if (!childTree && !isReadable(ctx, relation.related)) continue;
       const related = getCollection(ctx, relation.related);
-      const sortField = relation.relation.meta.sort_field;
-      const sort = levelOpts.sort ?? (sortField && related.fields[sortField] ? [sortField] : undefined);
-      const child = planSelect(ctx, related, { ...levelOpts, sort, fields: undefined }, childTree ?? new Map([[related.primary!, null]]), level, depth + 1, 'list');
+      const order = relationOrder(related, relation.relation.meta.sort_field);
+      const child = planSelect(ctx, related, { ...levelOpts, fields: undefined }, childTree ?? new Map([[related.primary!, null]]), level, depth + 1, 'list', order);
       out.push({ kind: 'o2m', name, fkOnChild: related.fields[relation.relation.field], parentKey: primaryOf(collection), child, keysOnly: !childTree });
     } else {
       const branches: { collection: string; child: SelectPlan }[] = [];
@@ -323,10 +355,10 @@ function planFields(ctx: PlanContext, collection: CollectionOverview, tree: Fiel
 
 function planSelect(
   ctx: PlanContext, collection: CollectionOverview, q: Query, tree: FieldTree, deep: DeepQuery | undefined, depth: number,
-  shape: 'list' | 'object',
+  shape: 'list' | 'object', order: FieldOverview[] = collectionOrder(collection),
 ): SelectPlan {
   const perm = readPermission(ctx, collection.collection);
-  const permFilter = perm.filter ? planFilter(ctx, collection, perm.filter, 0, true) : null;
+  const permFilter = rowFilter(ctx, collection, perm);
   const userFilter = q.filter ? planFilter(ctx, collection, q.filter) : null;
   const { limit, offset } = shape === 'list' ? pagination(ctx, q, ctx.limits.defaultLimit) : { limit: null, offset: 0 };
   return {
@@ -334,7 +366,7 @@ function planSelect(
     fields: planFields(ctx, collection, tree, deep, depth),
     filter: and(userFilter, permFilter),
     search: planSearch(ctx, collection, q.search),
-    sort: shape === 'list' ? planSort(ctx, collection, q.sort, true) : [],
+    sort: shape === 'list' ? planSort(ctx, collection, q.sort, order) : [],
     limit,
     offset,
   };
@@ -384,7 +416,7 @@ function planAggregate(ctx: PlanContext, collection: CollectionOverview, q: Quer
 export function planRead(ctx: PlanContext, collectionName: string, q: Query): ReadPlan {
   const collection = getCollection(ctx, collectionName);
   const perm = readPermission(ctx, collection.collection);
-  const permFilter = perm.filter ? planFilter(ctx, collection, perm.filter, 0, true) : null;
+  const permFilter = rowFilter(ctx, collection, perm);
   const meta = {
     totalCount: q.meta?.includes('total_count') ? { filter: permFilter } : null,
     filterCount: null as ReadPlan['meta']['filterCount'],

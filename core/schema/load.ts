@@ -1,7 +1,7 @@
 /** Reads the schema overview from the database catalogue and the svc_ metadata tables. */
 import { run, type Executor } from '../db/database.ts';
 import { fieldTypeOf } from './field-types.ts';
-import type { CollectionOverview, FieldOverview, Relation, SchemaOverview } from './types.ts';
+import type { CollectionOverview, FieldOverview, Relation, RelationMeta, SchemaOverview } from './types.ts';
 
 interface ColumnRow {
   table_name: string; column_name: string; udt_name: string; is_nullable: boolean; column_default: string | null;
@@ -83,6 +83,23 @@ function systemAccountability(table: string): CollectionOverview['accountability
   return UNTRACKED_SYSTEM.has(table) ? null : 'all';
 }
 
+/** The to-many aliases of system collections, as Directus' system relations declare them: the foreign key
+ * (table.column) and the alias it gets on the referenced collection. Deselected children are deleted (a
+ * permission or an access row without its policy or role means nothing). */
+const SYSTEM_TO_MANY: Record<string, Pick<RelationMeta, 'one_field' | 'junction_field' | 'sort_field' | 'one_deselect_action'>> = {
+  'svc_permissions.policy': { one_field: 'permissions', junction_field: null, sort_field: null, one_deselect_action: 'delete' },
+  'svc_access.role': { one_field: 'policies', junction_field: 'policy', sort_field: 'sort', one_deselect_action: 'delete' },
+  'svc_revisions.activity': { one_field: 'revisions', junction_field: null, sort_field: null, one_deselect_action: 'nullify' },
+};
+
+function aliasField(field: string, special: string[]): FieldOverview {
+  return {
+    field, type: 'alias', dbType: null, nullable: true, defaultValue: null, maxLength: null,
+    numericPrecision: null, numericScale: null, isPrimaryKey: false, autoIncrement: false, unique: false,
+    special, alias: true,
+  };
+}
+
 const ALIAS_SPECIALS = new Set(['alias', 'o2m', 'm2m', 'm2a', 'files', 'translations', 'group', 'no-data']);
 
 export async function loadSchemaOverview(ex: Executor, version: string): Promise<SchemaOverview> {
@@ -150,11 +167,7 @@ export async function loadSchemaOverview(ex: Executor, version: string): Promise
     if (!collection || collection.fields[f.field]) continue;
     const special = splitSpecial(f.special);
     if (!special.some((s) => ALIAS_SPECIALS.has(s))) continue;
-    collection.fields[f.field] = {
-      field: f.field, type: 'alias', dbType: null, nullable: true, defaultValue: null, maxLength: null,
-      numericPrecision: null, numericScale: null, isPrimaryKey: false, autoIncrement: false, unique: false,
-      special, alias: true,
-    };
+    collection.fields[f.field] = aliasField(f.field, special);
   }
 
   const fkByColumn = new Map(fks.map((fk) => [`${fk.table_name}.${fk.column_name}`, fk]));
@@ -182,9 +195,12 @@ export async function loadSchemaOverview(ex: Executor, version: string): Promise
       },
     });
   }
-  // System tables declare their many-to-one links as foreign keys only.
+  // System tables declare their many-to-one links as foreign keys only; a few also have a to-many alias.
   for (const fk of fks) {
     if (!fk.table_name.startsWith('svc_') || declared.has(`${fk.table_name}.${fk.column_name}`)) continue;
+    const toMany = SYSTEM_TO_MANY[`${fk.table_name}.${fk.column_name}`];
+    const one = collections[fk.foreign_table];
+    if (toMany?.one_field && one && !one.fields[toMany.one_field]) one.fields[toMany.one_field] = aliasField(toMany.one_field, ['o2m']);
     relations.push({
       collection: fk.table_name,
       field: fk.column_name,
@@ -192,8 +208,9 @@ export async function loadSchemaOverview(ex: Executor, version: string): Promise
       schema: { on_delete: FK_ACTIONS[fk.on_delete], on_update: FK_ACTIONS[fk.on_update], constraint_name: fk.constraint_name },
       meta: {
         id: null, many_collection: fk.table_name, many_field: fk.column_name, one_collection: fk.foreign_table,
-        one_field: null, one_collection_field: null, one_allowed_collections: null, junction_field: null,
-        sort_field: null, one_deselect_action: 'nullify',
+        one_field: toMany?.one_field ?? null, one_collection_field: null, one_allowed_collections: null,
+        junction_field: toMany?.junction_field ?? null, sort_field: toMany?.sort_field ?? null,
+        one_deselect_action: toMany?.one_deselect_action ?? 'nullify',
       },
     });
   }

@@ -13,7 +13,10 @@ export class RedisStore implements SharedStore {
     this.#prefix = namespace ? `svc:${namespace}:` : 'svc:';
     // No offline queue: while disconnected, commands fail at once and callers fall back (schema cache keeps
     // its overview, rate limits use their in-memory insurance) instead of hanging on reconnect attempts.
-    this.client = new Redis(url, { maxRetriesPerRequest: 1, enableOfflineQueue: false, connectTimeout: 2000 });
+    // Named after the prefix, so an operator (or a test) can tell this deployment's connections apart.
+    this.client = new Redis(url, {
+      maxRetriesPerRequest: 1, enableOfflineQueue: false, connectTimeout: 2000, connectionName: this.#prefix.slice(0, -1),
+    });
     // Connection errors surface on the commands that fail; the client keeps reconnecting.
     this.client.on('error', () => {});
     this.#ready = new Promise<void>((resolve) => {

@@ -26,3 +26,7 @@ export const SYSTEM_COLLECTIONS: readonly SystemCollection[] = [
   def('activity', 'svc_activity', { readOnly: true }),
   def('revisions', 'svc_revisions', { readOnly: true }),
 ];
+
+/** /folders (SPEC.md > svc_folders): served by functions/routes/folders.ts, which refuses parent cycles before
+ * the generic routes run. */
+export const FOLDERS: SystemCollection = def('folders', 'svc_folders', { required: ['name'] });

@@ -32,32 +32,41 @@ export async function inviteUsers(services: Services, ctx: ServiceContext, body:
   const link = (token: string) => mailLink(body.invite_url, config.userInviteUrlAllowList, fallback, token, 'invite users');
   link('check'); // rejects a disallowed invite_url before anything is written
 
-  const toMail = await inTransaction(ctx.db, async (trx) => {
-    const [known] = await run(trx, 'select 1 from svc_roles where id = $1', [role]);
-    if (!known) throw new InvalidPayloadError(`Role "${role}" doesn't exist.`);
-    const mail: string[] = [];
-    for (const email of new Set(emails)) {
-      const user = await userByEmail(trx, email);
-      if (!user) {
-        await run(trx, "insert into svc_users (id, email, role, status) values ($1, $2, $3, 'invited')", [randomUUID(), email, role]);
-        mail.push(email);
-      } else if (user.status === 'invited') {
-        mail.push(user.email);
-      } // anyone else already has an account: nothing to send
-    }
-    return mail;
-  });
-  await services.schema.invalidate();
+  // All or nothing: the mails go out before anything is written (an invite token names only the email), so
+  // a mail server that can't be reached leaves no invited user behind. If a later mail of a batch fails, the
+  // links already sent lead nowhere: accepting answers that the email hasn't been invited.
+  const [known] = await run(ctx.db, 'select 1 from svc_roles where id = $1', [role]);
+  if (!known) throw new InvalidPayloadError(`Role "${role}" doesn't exist.`);
+  const toCreate: string[] = [];
+  const toMail: string[] = [];
+  for (const email of new Set(emails)) {
+    const user = await userByEmail(ctx.db, email);
+    if (!user) {
+      toCreate.push(email);
+      toMail.push(email);
+    } else if (user.status === 'invited') {
+      toMail.push(user.email);
+    } // anyone else already has an account: nothing to send
+  }
 
   for (const email of toMail) {
     const token = await signMailToken({ email, scope: 'invite' }, config.secret, config.userInviteTokenTtlMs);
     try {
       await sendMail(config, linkMessage(email, "You've been invited",
         `You have been invited to ${config.projectName}. Open the link below to accept the invitation and choose a password.`, link(token)));
-    } catch {
-      throw new ServiceUnavailableError('Could not send the invitation email.');
+    } catch (err) {
+      throw new ServiceUnavailableError('Could not send the invitation email; nobody was invited.', err instanceof Error ? err.message : String(err));
     }
   }
+
+  if (toCreate.length === 0) return;
+  await inTransaction(ctx.db, async (trx) => {
+    for (const email of toCreate) {
+      // A concurrent invitation or sign-up of the same address wins; this one then has nothing to add.
+      await run(trx, "insert into svc_users (id, email, role, status) values ($1, $2, $3, 'invited') on conflict do nothing", [randomUUID(), email, role]);
+    }
+  });
+  await services.schema.invalidate();
 }
 
 export async function acceptInvite(services: Services, body: Record<string, unknown>): Promise<void> {

@@ -9,6 +9,7 @@ import {
   createItem, createItems, deleteItems, updateBatch, updateByQuery, updateItem, updateItems, type PrimaryKey,
 } from '../items/write/index.ts';
 import { selectKeys } from '../items/select-keys.ts';
+import { cascade } from '../access/system-records.ts';
 import type { Query } from '../query/types.ts';
 import type { Services } from '../services.ts';
 import { adminPasswordRule, asPayload, checkFields, checkUniqueEmails, emailsOf, type UserPayload } from './payload.ts';
@@ -133,6 +134,8 @@ export async function deleteUsers(services: Services, ctx: ServiceContext, keys:
   if (ids.length === 0) throw new InvalidPayloadError('Invalid payload. "keys" must not be empty.');
   await write(services, ctx, true, async (w) => {
     for (const sql of NULLIFY) await run(w.db, sql, [ids]);
+    // The user's own policy assignments go through the items service, so revoking them is audited too.
+    for (const id of ids) await cascade(w, 'svc_access', 'user', id, null);
     await deleteItems(w, USERS, ids);
   });
 }

@@ -1,7 +1,9 @@
-/** Two-factor setup (SPEC.md > Users). POST /users/me/tfa/enable `{password}` (also /tfa/generate, Directus'
- * name) returns a fresh secret and its otpauth URL and keeps it pending in the shared store; enabling
- * completes when a code for it is confirmed: enable `{otp}` (or Directus' `{secret, otp}`). Until then the
- * account has no tfa_secret, so login does not ask for a code. */
+/** Two-factor setup (SPEC.md > Users), two ways in:
+ * - SPEC.md's: POST /users/me/tfa/enable `{password}` stores a fresh secret and turns two-factor on at once,
+ *   answering the secret and its otpauth URL (the next login needs a code);
+ * - Directus' confirm-first flow: POST /users/me/tfa/generate `{password}` answers a secret kept pending in the
+ *   shared store (the account is unchanged), then POST /users/me/tfa/enable `{secret, otp}` (or `{otp}` for the
+ *   pending one) turns it on only with a valid code for that secret. */
 import { generateSecret, generateURI } from 'otplib';
 import type { ServiceContext } from '../context.ts';
 import { run } from '../db/database.ts';
@@ -16,7 +18,8 @@ const pendingKey = (user: string) => `tfa:pending:${user}`;
 
 export interface TfaSetup { secret: string; otpauth_url: string }
 
-export async function generateTfa(services: Services, ctx: ServiceContext, body: Record<string, unknown>): Promise<TfaSetup> {
+/** Checks the caller may set up two-factor (none yet, proof of the password) and makes a secret for them. */
+async function newSecret(ctx: ServiceContext, body: Record<string, unknown>): Promise<{ userId: string } & TfaSetup> {
   const user = await ownCredentials(ctx);
   if (user.tfa_secret) throw new InvalidPayloadError('TFA Secret is already set for this user');
   await proveOwnership(user, body.password, null, false);
@@ -24,7 +27,22 @@ export async function generateTfa(services: Services, ctx: ServiceContext, body:
     'select u.email, (select project_name from svc_settings limit 1) as project_name from svc_users u where u.id = $1', [user.id]);
   const secret = generateSecret();
   const otpauth_url = generateURI({ issuer: row.project_name ?? ctx.config.projectName, label: row.email ?? user.id, secret });
-  await services.store.set(pendingKey(user.id), secret, PENDING_TTL_MS);
+  return { userId: user.id, secret, otpauth_url };
+}
+
+/** POST /users/me/tfa/generate: a secret to confirm later; nothing changes on the account yet. */
+export async function generateTfa(services: Services, ctx: ServiceContext, body: Record<string, unknown>): Promise<TfaSetup> {
+  const { userId, secret, otpauth_url } = await newSecret(ctx, body);
+  await services.store.set(pendingKey(userId), secret, PENDING_TTL_MS);
+  return { secret, otpauth_url };
+}
+
+/** POST /users/me/tfa/enable `{password}`: two-factor is on from now on, with the secret answered. */
+export async function enableTfa(ctx: ServiceContext, body: Record<string, unknown>): Promise<TfaSetup> {
+  const { userId, secret, otpauth_url } = await newSecret(ctx, body);
+  // `tfa_secret is null` keeps two concurrent enables from overwriting each other's secret.
+  const rows = await run(ctx.db, 'update svc_users set tfa_secret = $2, tfa_enabled = true where id = $1 and tfa_secret is null returning id', [userId, secret]);
+  if (rows.length === 0) throw new InvalidPayloadError('TFA Secret is already set for this user');
   return { secret, otpauth_url };
 }
 

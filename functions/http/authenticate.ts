@@ -1,6 +1,6 @@
 /** Reads the credential and sets the accountability. Sources, first match wins: `Authorization: Bearer`,
  * the `access_token` query parameter, the session cookie (login mode `session`). */
-import type { MiddlewareHandler } from 'hono';
+import type { Context, MiddlewareHandler } from 'hono';
 import { getCookie } from 'hono/cookie';
 import { authenticate } from '../../core/auth/authenticate.ts';
 import { SESSION_TOKEN_COOKIE } from '../../core/auth/cookies.ts';
@@ -16,6 +16,14 @@ export function bearerToken(authorization: string | undefined): string | null {
   if (parts[0].toLowerCase() !== 'bearer') return null;
   if (parts.length !== 2) throw new InvalidTokenError();
   return parts[1];
+}
+
+/** Whether the request carries a credential in any place authentication reads one from. */
+export function carriesToken(c: Context): boolean {
+  const authorization = c.req.header('authorization');
+  if (authorization && /^\s*bearer(\s|$)/i.test(authorization)) return true;
+  if (c.req.query('access_token')) return true;
+  return !!c.req.header('cookie') && !!getCookie(c, SESSION_TOKEN_COOKIE);
 }
 
 export const authenticateRequest: MiddlewareHandler<AppEnv> = async (c, next) => {

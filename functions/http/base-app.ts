@@ -5,28 +5,31 @@ import { rateLimitsFor } from '../../core/ratelimit/index.ts';
 import type { Services } from '../../core/services.ts';
 import type { AppEnv } from './env.ts';
 import { installErrorHandling } from './errors.ts';
-import { authenticateRequest } from './authenticate.ts';
+import { authenticateRequest, carriesToken } from './authenticate.ts';
 import { rateLimitedAuthentication } from './rate-limit.ts';
+import { requireAuthOnAuthRoutes } from './auth-required.ts';
 
-/** Paths that answer without resolving a caller (and without touching the database). */
-const UNAUTHENTICATED = new Set(['/server/ping', '/server/health']);
+/** Paths that, called without a credential, answer without resolving the Public role (so a health check never
+ * needs the database). A credential is checked on them like anywhere else (SPEC.md > Authentication 3). */
+const ANONYMOUS_WITHOUT_LOOKUP = new Set(['/server/ping', '/server/health']);
 
 export function createBaseApp(services: Services): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   installErrorHandling(app, services.config);
   const limits = rateLimitsFor(services);
   if (limits) {
-    const limited = rateLimitedAuthentication(limits, UNAUTHENTICATED);
+    const limited = rateLimitedAuthentication(limits, ANONYMOUS_WITHOUT_LOOKUP);
     app.use('*', async (c, next) => {
       c.set('services', services);
       return limited(c, next);
     });
-    return app;
+  } else {
+    app.use('*', async (c, next) => {
+      c.set('services', services);
+      if (ANONYMOUS_WITHOUT_LOOKUP.has(c.req.path) && !carriesToken(c)) return next();
+      return authenticateRequest(c, next);
+    });
   }
-  app.use('*', async (c, next) => {
-    c.set('services', services);
-    if (UNAUTHENTICATED.has(c.req.path)) return next();
-    return authenticateRequest(c, next);
-  });
+  requireAuthOnAuthRoutes(app);
   return app;
 }

@@ -13,6 +13,13 @@ export async function readText(c: Context<AppEnv>): Promise<string> {
   if (Number.isInteger(declared)) return declared === 0 ? '' : c.req.raw.text();
   const body = c.req.raw.body;
   if (!body) return '';
+  const bytes = await readBounded(body, limit);
+  if (bytes === null) throw new ContentTooLargeError();
+  return bytes.toString('utf8');
+}
+
+/** A whole body of at most `limit` bytes; null (and the stream cancelled) once it grows past that. */
+export async function readBounded(body: ReadableStream<Uint8Array>, limit: number): Promise<Buffer | null> {
   const reader = body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
@@ -22,11 +29,11 @@ export async function readText(c: Context<AppEnv>): Promise<string> {
     size += value.byteLength;
     if (size > limit) {
       await reader.cancel();
-      throw new ContentTooLargeError();
+      return null;
     }
     chunks.push(value);
   }
-  return Buffer.concat(chunks).toString('utf8');
+  return Buffer.concat(chunks);
 }
 
 /** The JSON body, or undefined for an empty body. Malformed JSON is a 400. */

@@ -8,11 +8,9 @@
  * Over a limit: 429 REQUESTS_EXCEEDED with Retry-After. The global and the specific consumption run in
  * parallel (one Redis round trip of latency with the shared store). */
 import type { Context, MiddlewareHandler, Next } from 'hono';
-import { getCookie } from 'hono/cookie';
-import { SESSION_TOKEN_COOKIE } from '../../core/auth/cookies.ts';
 import { InvalidTokenError, RequestsExceededError } from '../../core/errors.ts';
 import type { BucketName, RateLimitExceeded, RateLimits } from '../../core/ratelimit/index.ts';
-import { authenticateRequest } from './authenticate.ts';
+import { authenticateRequest, carriesToken } from './authenticate.ts';
 import { clientIp } from './client-ip.ts';
 import type { AppEnv } from './env.ts';
 
@@ -31,14 +29,6 @@ function ipBucket(path: string): BucketName {
   return path === '/assets' || path.startsWith('/assets/') ? 'assets' : 'ip';
 }
 
-/** Whether the request carries a credential in any place authentication reads one from. */
-function carriesToken(c: Context): boolean {
-  const authorization = c.req.header('authorization');
-  if (authorization && /^\s*bearer(\s|$)/i.test(authorization)) return true;
-  if (c.req.query('access_token')) return true;
-  return !!c.req.header('cookie') && !!getCookie(c, SESSION_TOKEN_COOKIE);
-}
-
 /** Waits for every consumption; the first exceeded one (global first) becomes the 429. */
 async function enforce(c: Context, ...pending: Pending[]): Promise<void> {
   const results = await Promise.all(pending);
@@ -48,9 +38,9 @@ async function enforce(c: Context, ...pending: Pending[]): Promise<void> {
   throw new RequestsExceededError(exceeded.limit, new Date(Date.now() + exceeded.msBeforeNext).toISOString());
 }
 
-/** The authentication middleware with rate limiting; `unauthenticated` paths skip authentication but are
- * still counted (by IP: they never act as a user). */
-export function rateLimitedAuthentication(limits: RateLimits, unauthenticated: ReadonlySet<string>): MiddlewareHandler<AppEnv> {
+/** The authentication middleware with rate limiting. `anonymousWithoutLookup` paths called without a credential
+ * are counted by IP and skip resolving the Public role; with a credential they go the way of every route. */
+export function rateLimitedAuthentication(limits: RateLimits, anonymousWithoutLookup: ReadonlySet<string>): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const path = c.req.path;
     const ip = clientIp(c);
@@ -62,13 +52,9 @@ export function rateLimitedAuthentication(limits: RateLimits, unauthenticated: R
       await enforce(c, global, limits.consume(route, ipKey, ip));
       return authenticateRequest(c, next);
     }
-    if (unauthenticated.has(path)) {
-      await enforce(c, global, limits.consume(ipBucket(path), ipKey, ip));
-      return next();
-    }
     if (!carriesToken(c)) {
       await enforce(c, global, limits.consume(ipBucket(path), ipKey, ip));
-      return authenticateRequest(c, next);
+      return anonymousWithoutLookup.has(path) ? next() : authenticateRequest(c, next);
     }
     return authenticateWithToken(c, next, limits, global, ip, ipKey);
   };

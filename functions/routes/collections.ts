@@ -1,7 +1,7 @@
 /** /collections: runtime collections (tables or folders) and their metadata. */
 import type { Hono } from 'hono';
-import { createCollection, deleteCollection, readCollection, readCollections, updateCollection } from '../../core/schema/ddl/index.ts';
-import { readJsonObject } from '../http/body.ts';
+import { createCollection, deleteCollection, readCollection, readCollections, updateCollection, updateCollections } from '../../core/schema/ddl/index.ts';
+import { readJson, readJsonObject } from '../http/body.ts';
 import type { AppEnv } from '../http/env.ts';
 import { schemaContext } from './schema-context.ts';
 
@@ -12,6 +12,13 @@ export function mountCollectionRoutes(app: Hono<AppEnv>): void {
     const ctx = schemaContext(c);
     const body = await readJsonObject(c);
     return c.json({ data: await createCollection(ctx, body) });
+  });
+
+  // Batch: an array of {collection, meta}, all or nothing.
+  app.patch('/collections', async (c) => {
+    const ctx = schemaContext(c);
+    const body = await readJson(c);
+    return c.json({ data: await updateCollections(ctx, body) });
   });
 
   app.get('/collections/:collection', async (c) => c.json({ data: await readCollection(schemaContext(c), c.req.param('collection')) }));

@@ -1,7 +1,7 @@
 /** /fields: the fields of every collection; adding, changing and dropping columns at runtime. */
 import type { Hono } from 'hono';
-import { createField, deleteField, readAllFields, readCollectionFields, readOneField, updateField } from '../../core/schema/ddl/index.ts';
-import { readJsonObject } from '../http/body.ts';
+import { createField, deleteField, readAllFields, readCollectionFields, readOneField, updateField, updateFields } from '../../core/schema/ddl/index.ts';
+import { readJson, readJsonObject } from '../http/body.ts';
 import type { AppEnv } from '../http/env.ts';
 import { schemaContext } from './schema-context.ts';
 
@@ -18,6 +18,13 @@ export function mountFieldRoutes(app: Hono<AppEnv>): void {
     const ctx = schemaContext(c);
     const body = await readJsonObject(c);
     return c.json({ data: await createField(ctx, c.req.param('collection'), body) });
+  });
+
+  // Batch: an array of {field, type?, meta?, schema?}, all or nothing.
+  app.patch('/fields/:collection', async (c) => {
+    const ctx = schemaContext(c);
+    const body = await readJson(c);
+    return c.json({ data: await updateFields(ctx, c.req.param('collection'), body) });
   });
 
   app.patch('/fields/:collection/:field', async (c) => {

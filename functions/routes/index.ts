@@ -20,6 +20,8 @@ import { mountActivityRoutes } from './activity.ts';
 import { mountSettingsRoutes } from './settings.ts';
 import { mountUserRoutes } from './users.ts';
 import { mountPasswordResetRoutes } from './auth-password.ts';
+import { mountStorageProviderRoutes } from './storage-providers.ts';
+import { mountFileRoutes } from './files.ts';
 
 export function mountFunctionRoutes(app: Hono<AppEnv>): void {
   mountServerRoutes(app);
@@ -41,4 +43,6 @@ export function mountFunctionRoutes(app: Hono<AppEnv>): void {
   mountSettingsRoutes(app);
   mountUserRoutes(app);
   mountPasswordResetRoutes(app);
+  mountStorageProviderRoutes(app);
+  mountFileRoutes(app);
 }

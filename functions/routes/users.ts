@@ -13,7 +13,7 @@ import { registerUser, verifyRegistration } from '../../core/users/register.ts';
 import {
   createUsers, deleteUsers, updateUser, updateUserBatch, updateUsers, updateUsersByQuery,
 } from '../../core/users/service.ts';
-import { confirmTfa, disableOwnTfa, disableTfaOf, generateTfa } from '../../core/users/tfa.ts';
+import { confirmTfa, disableOwnTfa, disableTfaOf, enableTfa, generateTfa } from '../../core/users/tfa.ts';
 import { readJson, readJsonObject } from '../http/body.ts';
 import { jsonText, serviceContext } from '../http/context.ts';
 import type { AppEnv } from '../http/env.ts';
@@ -59,11 +59,12 @@ export function mountUserRoutes(app: Hono<AppEnv>): void {
     return c.json({ data: await generateTfa(c.get('services'), ctx, await readJsonObject(c)) });
   });
 
-  // `{password}` starts the setup (200 with the secret); `{otp}` or `{secret, otp}` completes it (204).
+  // `{password}` turns two-factor on and answers the secret (SPEC.md); `{secret, otp}` or `{otp}` confirms a
+  // secret from /tfa/generate (Directus) and answers 204.
   app.post('/users/me/tfa/enable', async (c) => {
     const ctx = await serviceContext(c);
     const body = await readJsonObject(c);
-    if (body.otp === undefined) return c.json({ data: await generateTfa(c.get('services'), ctx, body) });
+    if (body.otp === undefined) return c.json({ data: await enableTfa(ctx, body) });
     await confirmTfa(c.get('services'), ctx, body);
     return c.body(null, 204);
   });

@@ -22,6 +22,8 @@ import pg from 'pg';
 import { makeAuthor, makePost, mulberry32 } from './data.ts';
 import { logTail, startServer, type ServerProcess } from './processes.ts';
 import { canonical, SCENARIOS, type Scenario, type ScenarioContext } from './scenarios.ts';
+import { ASSET_SCENARIO_KEYS, runAssetBench } from './assets.ts';
+import { runUploadMemoryBench } from './upload-memory.ts';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '..', '..');
@@ -282,6 +284,23 @@ function renderNotes(rows: Row[], meta: Record<string, unknown>): string {
 }
 
 async function main() {
+  // The asset rows (g..j, test/bench/assets.ts) run on their own database after the others, or alone.
+  const isAssetKey = (k: string) => (ASSET_SCENARIO_KEYS as readonly string[]).includes(k);
+  const assetKeys = settings.only.length ? settings.only.filter(isAssetKey) : [...ASSET_SCENARIO_KEYS];
+  const runAssets = () => runAssetBench(assetKeys, settings);
+  // Row k (upload memory, test/bench/upload-memory.ts) runs last, on its own embedded database.
+  const memory = !settings.only.length || settings.only.includes('k');
+  const only = settings.only.filter((k) => k !== 'k');
+  if (settings.only.length && only.every(isAssetKey)) {
+    if (assetKeys.length) await runAssets();
+  } else {
+    await mainItems();
+    if (assetKeys.length) await runAssets();
+  }
+  if (memory) await runUploadMemoryBench(settings.adminUrl);
+}
+
+async function mainItems() {
   const scenarios = settings.only.length ? SCENARIOS.filter((s) => settings.only.includes(s.key)) : SCENARIOS;
   if (scenarios.length === 0) throw new Error(`BENCH_SCENARIOS=${settings.only.join(',')} selects no scenario (a..f)`);
   const started: ServerProcess[] = [];

@@ -53,6 +53,11 @@ export async function startSmtp(): Promise<TestSmtp> {
     authOptional: true,
     disabledCommands: ['STARTTLS'],
     logger: false,
+    // Refuses recipients whose address starts with `refused`, as a server refusing a mailbox does.
+    onRcptTo(address, _session, callback) {
+      if (address.address.startsWith('refused')) return callback(new Error('550 mailbox unavailable'));
+      callback();
+    },
     onData(stream, session, callback) {
       const chunks: Buffer[] = [];
       stream.on('data', (c: Buffer) => chunks.push(c));

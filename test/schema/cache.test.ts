@@ -1,28 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createStandaloneApp } from '../../container/app.ts';
-import { createServices } from '../../core/services.ts';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
-import { ADMIN_TOKEN } from '../helpers/template.ts';
+import { secondInstance, type SecondInstance } from './helpers.ts';
 
-type Req = TestApp['req'];
 let a: TestApp;
-let b: { req: Req; close(): Promise<void> };
-
-/** A second process on the first one's database and shared store. With Postgres it gets its own pool
- * (createTestApp with `database`); an embedded PGlite can only be shared as the same Database object. */
-async function secondInstance(first: Awaited<ReturnType<typeof createTestApp>>): Promise<typeof b> {
-  if (first.database.url) return createTestApp({ database: first.database, store: first.services.store });
-  const services = await createServices(first.services.config, { database: first.services.database, store: first.services.store, skipMigrations: true });
-  const app = createStandaloneApp(services);
-  const req: Req = async (method, path, body) => {
-    const headers: Record<string, string> = { authorization: `Bearer ${ADMIN_TOKEN}` };
-    if (body !== undefined) headers['content-type'] = 'application/json';
-    const res = await app.request(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-    const text = await res.text();
-    return { status: res.status, body: text && (res.headers.get('content-type') ?? '').includes('json') ? JSON.parse(text) : text, headers: res.headers };
-  };
-  return { req, close: async () => {} }; // the database and store belong to the first instance
-}
+let b: SecondInstance;
 
 beforeAll(async () => {
   const first = await createTestApp();

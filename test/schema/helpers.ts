@@ -1,7 +1,10 @@
 /** Helpers for the schema endpoint tests: catalogue probes and an app-access user with chosen permissions. */
 import { randomUUID } from 'node:crypto';
+import { createStandaloneApp } from '../../container/app.ts';
 import { run } from '../../core/db/database.ts';
-import type { TestApp } from '../helpers/app.ts';
+import { createServices } from '../../core/services.ts';
+import { createTestApp, type TestApp, type TestDatabase } from '../helpers/app.ts';
+import { ADMIN_TOKEN } from '../helpers/template.ts';
 
 export async function tableExists(t: TestApp, table: string): Promise<boolean> {
   const rows = await run(t.services.database.db,
@@ -32,4 +35,25 @@ export async function createAppUser(t: TestApp, opts: { app?: boolean; readable?
   }
   await t.services.schema.invalidate();
   return token;
+}
+
+export interface SecondInstance {
+  req: TestApp['req'];
+  close(): Promise<void>;
+}
+
+/** A second process on the first one's database and shared store. With Postgres it gets its own pool
+ * (createTestApp with `database`); an embedded PGlite can only be shared as the same Database object. */
+export async function secondInstance(first: TestApp & { database: TestDatabase }): Promise<SecondInstance> {
+  if (first.database.url) return createTestApp({ database: first.database, store: first.services.store });
+  const services = await createServices(first.services.config, { database: first.services.database, store: first.services.store, skipMigrations: true });
+  const app = createStandaloneApp(services);
+  const req: TestApp['req'] = async (method, path, body) => {
+    const headers: Record<string, string> = { authorization: `Bearer ${ADMIN_TOKEN}` };
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    const res = await app.request(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    const text = await res.text();
+    return { status: res.status, body: text && (res.headers.get('content-type') ?? '').includes('json') ? JSON.parse(text) : text, headers: res.headers };
+  };
+  return { req, close: async () => {} }; // the database and store belong to the first instance
 }

@@ -9,6 +9,7 @@ import { createOne } from './create.ts';
 import { deleteMany } from './delete.ts';
 import { keyArrayCast, keyOf, primaryField, unique } from './keys.ts';
 import { isPlainObject, type PreparedPayload, type ToManyWrite } from './payload.ts';
+import { SortSequence } from './sort.ts';
 import { keyFromRow } from './sql.ts';
 import type { Payload, PrimaryKey, WriteContext } from './types.ts';
 import { updateMany } from './update.ts';
@@ -71,27 +72,41 @@ async function deselect(
   else await updateMany(w, related, found, { [fk]: null }, depth);
 }
 
+/** The many side's link of an existing child (undefined when the row does not exist). */
+async function linkOf(w: WriteContext, t: ToManyWrite, key: PrimaryKey): Promise<unknown> {
+  const [row] = await run<{ fk: unknown }>(w.trx,
+    `select ${ident(t.relation.field)} as fk from ${ident(t.related.collection)} where ${ident(t.related.primary!)} = $1`, [key]);
+  return row ? row.fk : undefined;
+}
+
+function linkedTo(fk: unknown, parentKey: PrimaryKey): boolean {
+  return fk !== null && fk !== undefined && String(fk) === String(parentKey);
+}
+
 /** Writes one O2M alias value of the row `parentKey`. `fresh`: the parent was just created, so it has
- * no earlier children to deselect. */
+ * no earlier children to deselect. Children appended to the parent get the relation's next sort value
+ * (sort.ts). */
 export async function writeToMany(w: WriteContext, parentKey: PrimaryKey, t: ToManyWrite, depth: number, fresh: boolean): Promise<void> {
   const childDepth = depth + 1;
   const related = t.related;
   const fk = t.relation.field;
   const value = t.value;
+  const sort = SortSequence.of(w, t, parentKey, fresh);
+  const withSort = (payload: Payload, appended: boolean, action: 'create' | 'update') =>
+    sort ? sort.apply(payload, appended, action) : Promise.resolve(payload);
 
   if (Array.isArray(value)) {
     const saved: PrimaryKey[] = [];
     for (const item of value) {
       if (typeof item === 'string' || typeof item === 'number') {
         const key = childKey(related, item);
-        const [row] = await run<{ fk: unknown }>(w.trx,
-          `select ${ident(fk)} as fk from ${ident(related.collection)} where ${ident(related.primary!)} = $1`, [key]);
-        if (!row) throw new ForbiddenError();
+        const link = await linkOf(w, t, key);
+        if (link === undefined) throw new ForbiddenError();
         // Already linked: nothing to write (Directus skips it too, so no update activity is recorded).
-        if (row.fk === null || String(row.fk) !== String(parentKey)) await updateMany(w, related, [key], { [fk]: parentKey }, childDepth);
+        if (!linkedTo(link, parentKey)) await updateMany(w, related, [key], await withSort({ [fk]: parentKey }, true, 'update'), childDepth);
         saved.push(key);
       } else if (isPlainObject(item)) {
-        saved.push(await upsertRelated(w, related, { ...item, [fk]: parentKey }, childDepth));
+        saved.push(await upsertChild(w, t, parentKey, item, childDepth, withSort));
       } else {
         throw structureError(`items of "${t.field}" must be primary keys or objects`);
       }
@@ -108,13 +123,34 @@ export async function writeToMany(w: WriteContext, parentKey: PrimaryKey, t: ToM
   const { create = [], update = [], delete: remove = [] } = value as { create?: unknown[]; update?: unknown[]; delete?: unknown[] };
   for (const item of create) {
     if (!isPlainObject(item)) throw structureError(`"${t.field}.create" must contain objects`);
-    await createOne(w, related, { ...item, [fk]: parentKey }, childDepth);
+    await createOne(w, related, await withSort({ ...item, [fk]: parentKey }, true, 'create'), childDepth);
   }
   for (const item of update) {
     if (!isPlainObject(item)) throw structureError(`"${t.field}.update" must contain objects`);
     const key = childKey(related, item[related.primary!]);
-    if (!await exists(w, related, key)) throw new ForbiddenError();
-    await updateMany(w, related, [key], { ...item, [fk]: parentKey }, childDepth);
+    const link = await linkOf(w, t, key);
+    if (link === undefined) throw new ForbiddenError();
+    await updateMany(w, related, [key], await withSort({ ...item, [fk]: parentKey }, !linkedTo(link, parentKey), 'update'), childDepth);
   }
   if (remove.length > 0) await deselect(w, t, parentKey, unique(remove.map((k) => childKey(related, k))), 'only', childDepth);
+}
+
+/** An object in an O2M array: updates the child its key names (appended when it was linked elsewhere),
+ * else creates one (Directus' upsert). */
+async function upsertChild(
+  w: WriteContext, t: ToManyWrite, parentKey: PrimaryKey, item: Payload, depth: number,
+  withSort: (payload: Payload, appended: boolean, action: 'create' | 'update') => Promise<Payload>,
+): Promise<PrimaryKey> {
+  const related = t.related;
+  const payload = { ...item, [t.relation.field]: parentKey };
+  const raw = Object.hasOwn(item, related.primary!) ? item[related.primary!] : null;
+  if (raw !== null && raw !== undefined) {
+    const key = keyOf(primaryField(related), raw);
+    const link = key === null ? undefined : await linkOf(w, t, key);
+    if (key !== null && link !== undefined) {
+      await updateMany(w, related, [key], await withSort(payload, !linkedTo(link, parentKey), 'update'), depth);
+      return key;
+    }
+  }
+  return createOne(w, related, await withSort(payload, true, 'create'), depth);
 }

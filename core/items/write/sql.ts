@@ -30,12 +30,27 @@ export function snapshotSql(collection: CollectionOverview, ref: string): string
   return `(to_jsonb(${ref}.*)${secrets.map((f) => ` - '${f.replace(/'/g, "''")}'`).join('')})::json`;
 }
 
-/** A revision delta with secret values replaced by the concealed marker (the change itself is kept). */
+const jsonOf = new WeakMap<CollectionOverview, string[]>();
+
+/** json fields, whose values are bound as JSON text. */
+function jsonFields(collection: CollectionOverview): string[] {
+  let json = jsonOf.get(collection);
+  if (!json) {
+    json = Object.values(collection.fields).filter((f) => f.type === 'json').map((f) => f.field);
+    jsonOf.set(collection, json);
+  }
+  return json;
+}
+
+/** A revision delta from the bound values: json values as the JSON they hold (not its text), secret values
+ * replaced by the concealed marker (the change itself is kept). */
 export function redactDelta<T extends Record<string, unknown> | null>(collection: CollectionOverview, delta: T): T {
   if (!delta) return delta;
   const secrets = secretFields(collection).filter((f) => f in delta);
-  if (secrets.length === 0) return delta;
+  const json = jsonFields(collection).filter((f) => typeof delta[f] === 'string');
+  if (secrets.length === 0 && json.length === 0) return delta;
   const out: Record<string, unknown> = { ...delta };
+  for (const f of json) out[f] = JSON.parse(out[f] as string);
   for (const f of secrets) if (out[f] !== null) out[f] = '**********';
   return out as T;
 }

@@ -5,8 +5,10 @@ import { CollectionNotFoundError, ForbiddenError, InvalidPayloadError } from '..
 import type { SchemaOverview } from '../types.ts';
 import { readPermission, requireAppAccess, requireReadableCollection } from './access.ts';
 import { columnDefinition, parseFieldInput, specialFor, type FieldInput } from './columns.ts';
-import { ddl, requireAdmin, withSchemaChange, type SchemaServiceContext } from './context.ts';
+import { batchEntries, labelled } from './batch.ts';
+import { ddl, requireAdmin, withSchemaChange, type DdlScope, type SchemaServiceContext } from './context.ts';
 import { removeField } from './fields.ts';
+import { requireGroup, requireNoChildren, requireNoGroupCycle } from './groups.ts';
 import { insertCollectionMeta, readCollectionMetaRows, requireMetaObject, updateCollectionMeta, upsertFieldMeta } from './meta.ts';
 import { isPlainObject, isSystemCollection, requireIdentifier } from './names.ts';
 import { collectionObject, type CollectionObject } from './shapes.ts';
@@ -88,13 +90,19 @@ export async function createCollection(ctx: SchemaServiceContext, body: Record<s
   const collection = requireIdentifier(body.collection, 'collection');
   if (isSystemCollection(collection)) throw new InvalidPayloadError('Collections can\'t start with "svc_".');
   const meta = { ...(requireMetaObject(body.meta) ?? {}) };
-  const folder = body.folder === true || meta.folder === true || body.schema === null;
+  // As Directus: without a schema the collection is a folder (metadata only); `folder: true` says so outright.
+  const folder = body.folder === true || meta.folder === true || body.schema === null || body.schema === undefined;
   delete meta.folder;
-  if (!folder && body.schema !== undefined && !isPlainObject(body.schema)) throw new InvalidPayloadError('"schema" must be an object or null.');
+  if (!folder && !isPlainObject(body.schema)) throw new InvalidPayloadError('"schema" must be an object or null.');
+  const fieldsGiven = Array.isArray(body.fields) ? body.fields.length > 0 : body.fields !== undefined && body.fields !== null;
+  if (folder && fieldsGiven) {
+    throw new InvalidPayloadError('A folder has no table, so it can\'t have fields: send "schema": {} to create a table.');
+  }
   const fields = folder ? [] : parseFields(body.fields);
 
   const { schema } = await withSchemaChange(ctx, async ({ trx, schema }) => {
     if (await nameTaken(trx, schema, collection)) throw new InvalidPayloadError(`Collection "${collection}" already exists.`);
+    await requireGroup(trx, collection, meta.group);
     if (!folder) {
       const columns: string[] = [];
       for (const f of fields) if (f.type !== 'alias') columns.push(`${ident(f.field)} ${await columnDefinition(trx, f)}`);
@@ -108,18 +116,49 @@ export async function createCollection(ctx: SchemaServiceContext, body: Record<s
   return readCollection(ctx, collection, schema);
 }
 
+interface CollectionChange { collection: string; body: Record<string, unknown> }
+
+/** Applies `{meta}` changes to collections inside one schema change, then checks that no group nesting
+ * became circular (checked once at the end, so a batch may pass through an intermediate state). */
+async function changeCollections({ trx, schema }: DdlScope, changes: CollectionChange[]): Promise<void> {
+  const regrouped: string[] = [];
+  for (const { collection, body } of changes) {
+    await labelled(`Collection "${collection}"`, async () => {
+      const col = schema.collections[collection];
+      if (!col) throw new CollectionNotFoundError(collection);
+      if (col.system) throw new ForbiddenError("System collections can't be changed.");
+      const meta = requireMetaObject(body.meta);
+      if (!meta) return;
+      if (meta.group !== undefined) {
+        await requireGroup(trx, collection, meta.group);
+        regrouped.push(collection);
+      }
+      const [existing] = await run(trx, 'select 1 from svc_collections where collection = $1', [collection]);
+      if (existing) await updateCollectionMeta(trx, collection, meta);
+      else await insertCollectionMeta(trx, collection, meta);
+    });
+  }
+  await requireNoGroupCycle(trx, regrouped);
+}
+
 export async function updateCollection(ctx: SchemaServiceContext, collection: string, body: Record<string, unknown>): Promise<CollectionObject> {
-  const { schema } = await withSchemaChange(ctx, async ({ trx, schema }) => {
-    const col = schema.collections[collection];
-    if (!col) throw new CollectionNotFoundError(collection);
-    if (col.system) throw new ForbiddenError("System collections can't be changed.");
-    const meta = requireMetaObject(body.meta);
-    if (!meta) return;
-    const [existing] = await run(trx, 'select 1 from svc_collections where collection = $1', [collection]);
-    if (existing) await updateCollectionMeta(trx, collection, meta);
-    else await insertCollectionMeta(trx, collection, meta);
-  });
+  const { schema } = await withSchemaChange(ctx, (scope) => changeCollections(scope, [{ collection, body }]));
   return readCollection(ctx, collection, schema);
+}
+
+/** PATCH /collections with an array of `{collection, meta}`: every change or none, in one transaction with
+ * one schema version bump; answers the changed collections in the order given (each once). */
+export async function updateCollections(ctx: SchemaServiceContext, body: unknown): Promise<CollectionObject[]> {
+  requireAdmin(ctx);
+  const changes = batchEntries(body, ctx.config.maxBatchMutation, 'collection changes').map((entry, i) => {
+    if (typeof entry.collection !== 'string' || entry.collection === '') throw new InvalidPayloadError(`body[${i}]: "collection" is required.`);
+    return { collection: entry.collection, body: entry };
+  });
+  if (changes.length === 0) return [];
+  const { schema } = await withSchemaChange(ctx, (scope) => changeCollections(scope, changes));
+  const out: CollectionObject[] = [];
+  for (const name of new Set(changes.map((c) => c.collection))) out.push(await readCollection(ctx, name, schema));
+  return out;
 }
 
 /** Drops the table and everything that refers to it, as Directus does: relations on both sides, the O2M
@@ -159,6 +198,7 @@ export async function deleteCollection(ctx: SchemaServiceContext, collection: st
     const col = schema.collections[collection];
     if (!col) throw new CollectionNotFoundError(collection);
     if (col.system) throw new ForbiddenError("System collections can't be deleted.");
+    await requireNoChildren(trx, collection);
     await removeCollection(trx, schema, collection);
   });
 }

@@ -8,7 +8,8 @@ import {
   baseType, columnDefinition, columnType, defaultExpression, parseFieldInput, parseFieldSchema, parseFieldType, plainType,
   specialFor, withoutImplicit, type FieldInput,
 } from './columns.ts';
-import { ddl, withSchemaChange, type SchemaServiceContext } from './context.ts';
+import { batchEntries, labelled } from './batch.ts';
+import { ddl, requireAdmin, withSchemaChange, type DdlScope, type SchemaServiceContext } from './context.ts';
 import { readFieldMetaRows, requireMetaObject, splitSpecial, upsertFieldMeta } from './meta.ts';
 import { constraintName, isSystemCollection } from './names.ts';
 import { fieldObject, type FieldObject } from './shapes.ts';
@@ -106,68 +107,103 @@ async function uniqueConstraints(trx: Transaction<any>, table: string, column: s
   return { constraints: rows.filter((r) => r.is_constraint).map((r) => r.name), indexes: rows.filter((r) => !r.is_constraint).map((r) => r.name) };
 }
 
+/** Applies one field change (`{type?, meta?, schema?}`) inside a schema change. Changes to different fields
+ * of one transaction are independent, so several may run against the same start-of-transaction overview. */
+export async function changeField({ trx, schema }: DdlScope, collection: string, field: string, body: Record<string, unknown>): Promise<void> {
+  const col = schema.collections[collection];
+  if (!col) throw new CollectionNotFoundError(collection);
+  const current = col.fields[field];
+  if (!current) throw new FieldNotFoundError(collection, field);
+  const metaRow = await requireEditable(trx, collection, field);
+  const meta = requireMetaObject(body.meta);
+  const type: FieldType = body.type === undefined || body.type === null ? current.type : parseFieldType(body.type);
+  if ((type === 'alias') !== current.alias) throw new InvalidPayloadError("Alias fields can't become database fields or the other way round.");
+  const s = current.alias ? null : parseFieldSchema(body.schema);
+  const table = ident(collection);
+  const column = ident(field);
+
+  if (!current.alias) {
+    if (s?.is_primary_key !== undefined && s.is_primary_key !== current.isPrimaryKey) {
+      throw new InvalidPayloadError("A field's primary key flag can't be changed.");
+    }
+    const wantedLength = s?.max_length !== undefined ? s.max_length : current.maxLength;
+    const wantedPrecision = s?.numeric_precision !== undefined ? s.numeric_precision : current.numericPrecision;
+    const wantedScale = s?.numeric_scale !== undefined ? s.numeric_scale : current.numericScale;
+    const newType = plainType(columnType(type, { max_length: wantedLength, numeric_precision: wantedPrecision, numeric_scale: wantedScale }));
+    const oldType = plainType(columnType(current.type, { max_length: current.maxLength, numeric_precision: current.numericPrecision, numeric_scale: current.numericScale }));
+    const typeChanges = type !== current.type || newType !== oldType;
+    const defaultGiven = s !== null && s.default_value !== undefined;
+    if (typeChanges) {
+      // The old default may not fit the new type: drop it, convert, then set it again where it fits.
+      if (current.defaultValue !== null && !current.autoIncrement) await ddl(trx, `alter table ${table} alter column ${column} drop default`);
+      await ddl(trx, `alter table ${table} alter column ${column} type ${newType} using ${column}::${baseType(newType)}`);
+      if (!defaultGiven && current.defaultValue !== null && !current.autoIncrement) {
+        const restored = await defaultExpression(trx, type, newType, current.defaultValue).catch(() => null);
+        if (restored) await ddl(trx, `alter table ${table} alter column ${column} set default ${restored}`);
+      }
+    }
+    if (defaultGiven && !current.autoIncrement) {
+      const expr = await defaultExpression(trx, type, newType, s!.default_value);
+      await ddl(trx, `alter table ${table} alter column ${column} ${expr === null ? 'drop default' : `set default ${expr}`}`);
+    }
+    if (s?.is_nullable !== undefined && s.is_nullable !== current.nullable && !current.isPrimaryKey) {
+      await ddl(trx, `alter table ${table} alter column ${column} ${s.is_nullable ? 'drop not null' : 'set not null'}`);
+    }
+    if (s?.is_unique !== undefined && !current.isPrimaryKey) {
+      const existing = await uniqueConstraints(trx, collection, field);
+      const has = existing.constraints.length + existing.indexes.length > 0;
+      if (s.is_unique && !has) {
+        await ddl(trx, `alter table ${table} add constraint ${ident(constraintName(collection, field, 'unique'))} unique (${column})`);
+      } else if (!s.is_unique && has) {
+        for (const name of existing.constraints) await ddl(trx, `alter table ${table} drop constraint ${ident(name)}`);
+        for (const name of existing.indexes) await ddl(trx, `drop index ${ident(name)}`);
+      }
+    }
+  }
+
+  const storedSpecial = splitSpecial(metaRow?.special);
+  const special = meta && meta.special !== undefined
+    ? specialFor(type, meta.special)
+    : specialFor(type, type !== current.type ? withoutImplicit(current.type, storedSpecial) : storedSpecial);
+  if (meta || !metaRow || special.join(',') !== storedSpecial.join(',')) {
+    await upsertFieldMeta(trx, collection, field, meta ?? {}, special);
+  }
+}
+
 export async function updateField(ctx: SchemaServiceContext, collection: string, field: string, body: Record<string, unknown>): Promise<FieldObject> {
-  const { schema } = await withSchemaChange(ctx, async ({ trx, schema }) => {
-    const col = schema.collections[collection];
-    if (!col) throw new CollectionNotFoundError(collection);
-    const current = col.fields[field];
-    if (!current) throw new FieldNotFoundError(collection, field);
-    const metaRow = await requireEditable(trx, collection, field);
-    const meta = requireMetaObject(body.meta);
-    const type: FieldType = body.type === undefined || body.type === null ? current.type : parseFieldType(body.type);
-    if ((type === 'alias') !== current.alias) throw new InvalidPayloadError("Alias fields can't become database fields or the other way round.");
-    const s = current.alias ? null : parseFieldSchema(body.schema);
-    const table = ident(collection);
-    const column = ident(field);
-
-    if (!current.alias) {
-      if (s?.is_primary_key !== undefined && s.is_primary_key !== current.isPrimaryKey) {
-        throw new InvalidPayloadError("A field's primary key flag can't be changed.");
-      }
-      const wantedLength = s?.max_length !== undefined ? s.max_length : current.maxLength;
-      const wantedPrecision = s?.numeric_precision !== undefined ? s.numeric_precision : current.numericPrecision;
-      const wantedScale = s?.numeric_scale !== undefined ? s.numeric_scale : current.numericScale;
-      const newType = plainType(columnType(type, { max_length: wantedLength, numeric_precision: wantedPrecision, numeric_scale: wantedScale }));
-      const oldType = plainType(columnType(current.type, { max_length: current.maxLength, numeric_precision: current.numericPrecision, numeric_scale: current.numericScale }));
-      const typeChanges = type !== current.type || newType !== oldType;
-      const defaultGiven = s !== null && s.default_value !== undefined;
-      if (typeChanges) {
-        // The old default may not fit the new type: drop it, convert, then set it again where it fits.
-        if (current.defaultValue !== null && !current.autoIncrement) await ddl(trx, `alter table ${table} alter column ${column} drop default`);
-        await ddl(trx, `alter table ${table} alter column ${column} type ${newType} using ${column}::${baseType(newType)}`);
-        if (!defaultGiven && current.defaultValue !== null && !current.autoIncrement) {
-          const restored = await defaultExpression(trx, type, newType, current.defaultValue).catch(() => null);
-          if (restored) await ddl(trx, `alter table ${table} alter column ${column} set default ${restored}`);
-        }
-      }
-      if (defaultGiven && !current.autoIncrement) {
-        const expr = await defaultExpression(trx, type, newType, s!.default_value);
-        await ddl(trx, `alter table ${table} alter column ${column} ${expr === null ? 'drop default' : `set default ${expr}`}`);
-      }
-      if (s?.is_nullable !== undefined && s.is_nullable !== current.nullable && !current.isPrimaryKey) {
-        await ddl(trx, `alter table ${table} alter column ${column} ${s.is_nullable ? 'drop not null' : 'set not null'}`);
-      }
-      if (s?.is_unique !== undefined && !current.isPrimaryKey) {
-        const existing = await uniqueConstraints(trx, collection, field);
-        const has = existing.constraints.length + existing.indexes.length > 0;
-        if (s.is_unique && !has) {
-          await ddl(trx, `alter table ${table} add constraint ${ident(constraintName(collection, field, 'unique'))} unique (${column})`);
-        } else if (!s.is_unique && has) {
-          for (const name of existing.constraints) await ddl(trx, `alter table ${table} drop constraint ${ident(name)}`);
-          for (const name of existing.indexes) await ddl(trx, `drop index ${ident(name)}`);
-        }
-      }
-    }
-
-    const storedSpecial = splitSpecial(metaRow?.special);
-    const special = meta && meta.special !== undefined
-      ? specialFor(type, meta.special)
-      : specialFor(type, type !== current.type ? withoutImplicit(current.type, storedSpecial) : storedSpecial);
-    if (meta || !metaRow || special.join(',') !== storedSpecial.join(',')) {
-      await upsertFieldMeta(trx, collection, field, meta ?? {}, special);
-    }
-  });
+  const { schema } = await withSchemaChange(ctx, (scope) => changeField(scope, collection, field, body));
   return readOneField(ctx, collection, field, schema);
+}
+
+/** PATCH /fields/{collection} with an array of `{field, type?, meta?, schema?}`: every change or none, in one
+ * transaction with one schema version bump; answers the changed fields in the order given. */
+export async function updateFields(ctx: SchemaServiceContext, collection: string, body: unknown): Promise<FieldObject[]> {
+  requireAdmin(ctx);
+  const entries = batchEntries(body, ctx.config.maxBatchMutation, 'field changes');
+  const changes = entries.map((entry, i) => {
+    const field = entry.field;
+    if (typeof field !== 'string' || field === '') throw new InvalidPayloadError(`body[${i}]: "field" is required.`);
+    if (entry.collection !== undefined && entry.collection !== collection) {
+      throw new InvalidPayloadError(`body[${i}]: "collection" must be "${collection}" or left out.`);
+    }
+    return { field, body: entry };
+  });
+  const seen = new Set<string>();
+  for (const { field } of changes) {
+    if (seen.has(field)) throw new InvalidPayloadError(`Field "${field}" is listed twice.`);
+    seen.add(field);
+  }
+  if (changes.length === 0) {
+    if (!(await ctx.cache.get()).collections[collection]) throw new CollectionNotFoundError(collection);
+    return [];
+  }
+  const { schema } = await withSchemaChange(ctx, async (scope) => {
+    if (!scope.schema.collections[collection]) throw new CollectionNotFoundError(collection);
+    for (const { field, body: change } of changes) await labelled(`Field "${field}"`, () => changeField(scope, collection, field, change));
+  });
+  const out: FieldObject[] = [];
+  for (const { field } of changes) out.push(await readOneField(ctx, collection, field, schema));
+  return out;
 }
 
 /** Removes a field and everything that hangs on it, as Directus does: its M2O relation (and the O2M alias

@@ -1,0 +1,88 @@
+/** One tus DataStore over every storage provider (as Directus keeps one per storage location): an upload's bytes
+ * are staged where its svc_files row says it is stored. Local providers share one @tus/file-store directory
+ * (`{STORAGE_LOCAL_ROOT}/.tus`); each objectstore provider gets an S3 store on its bucket and credentials. */
+import type { Readable } from 'node:stream';
+import { FileStore } from '@tus/file-store';
+import { DataStore, ERRORS, type Upload } from '@tus/utils';
+import { run } from '../db/database.ts';
+import type { Services } from '../services.ts';
+import { ObjectstoreDriver } from '../storage/objectstore.ts';
+import { RecordedPartsS3Store, type PartLog, type UploadedPart } from './s3-store.ts';
+
+/** The part list of S3 uploads, kept in svc_files.tus_data.parts (appended atomically, one statement each). */
+export function rowPartLog(services: Services): PartLog {
+  const db = () => services.database.db;
+  return {
+    async append(uploadId: string, part: UploadedPart): Promise<void> {
+      await run(db(), `update svc_files set tus_data = (coalesce(tus_data::jsonb, '{}'::jsonb)
+          || jsonb_build_object('parts', coalesce(tus_data::jsonb -> 'parts', '[]'::jsonb) || $2::jsonb))::json
+        where tus_id = $1`, [uploadId, JSON.stringify([part])]);
+    },
+    async list(uploadId: string): Promise<UploadedPart[]> {
+      const [row] = await run<{ parts: UploadedPart[] | string | null }>(db(),
+        "select tus_data::jsonb -> 'parts' as parts from svc_files where tus_id = $1", [uploadId]);
+      const parts = typeof row?.parts === 'string' ? JSON.parse(row.parts) : row?.parts;
+      return Array.isArray(parts) ? parts : [];
+    },
+  };
+}
+
+export class ProviderStores extends DataStore {
+  readonly #s3 = new WeakMap<ObjectstoreDriver, RecordedPartsS3Store>();
+
+  constructor(private readonly services: Services, readonly staging: FileStore, private readonly parts: PartLog) {
+    super();
+    this.extensions = ['creation', 'creation-with-upload', 'creation-defer-length', 'termination'];
+  }
+
+  /** The store for uploads to a storage provider. */
+  async storeFor(storage: string): Promise<FileStore | RecordedPartsS3Store> {
+    const providers = await this.services.storage.providers((await this.services.schema.get()).version);
+    const driver = providers.get(storage);
+    if (!(driver instanceof ObjectstoreDriver)) return this.staging;
+    let store = this.#s3.get(driver);
+    if (!store) {
+      store = new RecordedPartsS3Store(driver, this.parts, this.services.config.files.tusChunkSize);
+      this.#s3.set(driver, store);
+    }
+    return store;
+  }
+
+  async storeOf(id: string): Promise<FileStore | RecordedPartsS3Store> {
+    const [row] = await run<{ storage: string }>(this.services.database.db, 'select storage from svc_files where tus_id = $1', [id]);
+    if (!row) throw ERRORS.FILE_NOT_FOUND;
+    return this.storeFor(row.storage);
+  }
+
+  override async create(upload: Upload): Promise<Upload> {
+    return (await this.storeOf(upload.id)).create(upload);
+  }
+
+  override async write(stream: Readable, id: string, offset: number): Promise<number> {
+    return (await this.storeOf(id)).write(stream, id, offset);
+  }
+
+  override async getUpload(id: string): Promise<Upload> {
+    return (await this.storeOf(id)).getUpload(id);
+  }
+
+  override async declareUploadLength(id: string, length: number): Promise<void> {
+    return (await this.storeOf(id)).declareUploadLength(id, length);
+  }
+
+  override async remove(id: string): Promise<void> {
+    return (await this.storeOf(id)).remove(id);
+  }
+
+  /** Removes staged bytes when the row may already be gone (cleanup names the storage). Absent is fine. */
+  async removeFrom(storage: string, id: string): Promise<void> {
+    const store = await this.storeFor(storage).catch(() => null);
+    await store?.remove(id).catch(() => {});
+  }
+
+  /** The staged bytes of a complete upload. */
+  async read(id: string): Promise<Readable> {
+    const store = await this.storeOf(id);
+    return (await store.read(id)) as Readable;
+  }
+}

@@ -1,0 +1,30 @@
+/** The routes SPEC.md marks "Auth" (any authenticated principal): an anonymous call answers 401 before the
+ * handler runs, whatever the Public role's permissions grant. One table for both halves; routes join it as
+ * they land. */
+import type { Hono } from 'hono';
+import { assertAuthenticated } from '../../core/access/authenticated.ts';
+import type { AppEnv } from './env.ts';
+
+export const AUTH_ROUTES: ReadonlyArray<readonly [method: string, path: string]> = [
+  ['GET', '/auth/me'],
+  ['GET', '/roles'],
+  ['GET', '/roles/:id'],
+  ['GET', '/policies'],
+  ['GET', '/policies/:id'],
+  ['GET', '/permissions/me'],
+  ['GET', '/users'],
+  ['GET', '/users/:id'],
+  ['PATCH', '/users/me'],
+  ['POST', '/users/me/tfa/generate'],
+  ['POST', '/users/me/tfa/enable'],
+  ['POST', '/users/me/tfa/disable'],
+];
+
+export function requireAuthOnAuthRoutes(app: Hono<AppEnv>): void {
+  for (const [method, path] of AUTH_ROUTES) {
+    app.on(method, path, async (c, next) => {
+      assertAuthenticated(c.get('accountability'));
+      await next();
+    });
+  }
+}
