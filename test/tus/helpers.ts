@@ -1,6 +1,7 @@
 /** Raw tus 1.0.0 requests (no tus client) through the in-process app or a real server's URL. */
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import type { Hono } from 'hono';
 import { ADMIN_TOKEN } from '../helpers/template.ts';
@@ -11,10 +12,50 @@ export function viaApp(app: Hono<any>): Fetcher {
   return async (path, init) => app.request(path, init);
 }
 
-/** A fresh connection per request: a kept-alive socket the server is just closing (its keep-alive timeout, on a
- * busy machine) would fail the next request with "other side closed". */
+/** A fresh connection per request (node:http without an agent): Node's fetch keeps sockets alive and ignores a
+ * `connection: close` header, so after a server is killed and restarted, or as a server closes an idle socket on a
+ * busy machine, a pooled socket fails the next request with "other side closed". */
 export function viaUrl(base: string): Fetcher {
-  return (path, init) => fetch(base + path, { ...init, headers: { ...(init.headers as Record<string, string>), connection: 'close' } });
+  return (path, init) => freshConnectionFetch(base + path, init);
+}
+
+export function freshConnectionFetch(url: string, init: RequestInit = {}): Promise<Response> {
+  return new Promise((resolve, reject) => {
+    const method = init.method ?? 'GET';
+    const headers = Object.fromEntries(new Headers(init.headers).entries());
+    const req = httpRequest(url, { method, headers, agent: false }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('error', reject);
+      res.on('end', () => {
+        const out = new Headers();
+        for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) out.set(k, Array.isArray(v) ? v.join(', ') : v);
+        const status = res.statusCode ?? 0;
+        const empty = method === 'HEAD' || status === 204 || status === 304;
+        resolve(new Response(empty ? null : Buffer.concat(chunks), { status, headers: out }));
+      });
+    });
+    req.on('error', reject);
+    const body = init.body;
+    if (body instanceof ReadableStream) {
+      const reader = (body as ReadableStream<Uint8Array>).getReader();
+      req.on('error', () => { void reader.cancel().catch(() => {}); });
+      void (async () => {
+        for (;;) {
+          const { done, value } = await reader.read().catch(() => ({ done: true, value: undefined }));
+          if (done) { req.end(); return; }
+          if (!req.write(value)) await new Promise((r) => req.once('drain', r));
+        }
+      })();
+    } else if (body === undefined || body === null) {
+      req.end();
+    } else if (typeof body === 'string' || body instanceof Uint8Array) {
+      req.end(body);
+    } else {
+      reject(new Error('freshConnectionFetch: unsupported body type'));
+      req.destroy();
+    }
+  });
 }
 
 export function freshRoot(): string {

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cloneTestDatabase, type TestDatabase } from '../helpers/app.ts';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, ADMIN_TOKEN, testEnv } from '../helpers/template.ts';
-import { bytes, freshRoot, tus, viaUrl } from './helpers.ts';
+import { bytes, freshConnectionFetch, freshRoot, tus, viaUrl } from './helpers.ts';
 
 const root = freshRoot();
 const dataDir = mkdtempSync(join(tmpdir(), 'svc-tus-data-'));
@@ -59,7 +59,7 @@ async function kill(): Promise<void> {
 async function fileRow(id: string): Promise<Record<string, any>> {
   // GET /files/{id} once the files routes are there; the admin's /items/svc_files/{id} otherwise.
   for (const path of [`/files/${id}`, `/items/svc_files/${id}`]) {
-    const res = await fetch(base + path, { headers: { authorization: `Bearer ${token}` } });
+    const res = await freshConnectionFetch(base + path, { headers: { authorization: `Bearer ${token}` } });
     if (res.status === 200) return (await res.json()).data;
   }
   throw new Error(`file ${id} not readable`);
@@ -70,7 +70,7 @@ beforeAll(async () => {
   await start();
   if (!database) {
     // A fresh PGlite data directory: the first start created the admin; sign in for a token (same SECRET later).
-    const res = await fetch(`${base}/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: ADMIN_EMAIL, password: ADMIN_PASSWORD }) });
+    const res = await freshConnectionFetch(`${base}/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: ADMIN_EMAIL, password: ADMIN_PASSWORD }) });
     token = (await res.json()).data.access_token;
   }
 }, 120_000);
@@ -113,14 +113,16 @@ describe('kill and restart', () => {
     expect(row.tus_id ?? null).toBeNull();
     expect(Number(row.filesize)).toBe(300_000);
     expect(new Uint8Array(readFileSync(join(root, `${id}.bin`)))).toEqual(data);
-    const asset = await fetch(`${base}/assets/${id}`, { headers: { authorization: `Bearer ${token}` } });
+    const asset = await freshConnectionFetch(`${base}/assets/${id}`, { headers: { authorization: `Bearer ${token}` } });
     if (asset.status === 200) expect(new Uint8Array(await asset.arrayBuffer())).toEqual(data);
   }, 120_000);
 
   it('killed in the middle of a chunk: the bytes that reached the disk count, the client resumes from there', async () => {
     const data = bytes(200_000, 5);
     let client = tus(viaUrl(base), token);
-    const id = (await client.create(data.length, { filename: 'midway.bin', filetype: 'application/octet-stream' })).id!;
+    const created = await client.create(data.length, { filename: 'midway.bin', filetype: 'application/octet-stream' });
+    expect(created.status, created.body).toBe(201);
+    const id = created.id!;
     // Stream the first 120 kB of a 200 kB chunk, then kill the server while the request is still open.
     let push!: ReadableStreamDefaultController<Uint8Array>;
     const body = new ReadableStream<Uint8Array>({ start(c) { push = c; } });
