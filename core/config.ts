@@ -50,6 +50,12 @@ export interface Config {
   userRegisterUrlAllowList: string[];
   /** FILES_*, ASSETS_*, TUS_*, STORAGE_LOCAL_ROOT. */
   files: FilesConfig;
+  /** SQS_QUEUE_URL: the Queue port goes to SQS (split topology); in-process when empty. */
+  sqsQueueUrl: string | null;
+  /** SQS_ENDPOINT: an SQS-compatible endpoint instead of AWS' (local emulation, tests). */
+  sqsEndpoint: string | null;
+  /** AWS_REGION for SQS (and the objectstore driver's default). */
+  awsRegion: string;
 }
 
 type Env = Record<string, string | undefined>;
@@ -144,5 +150,8 @@ export function loadConfig(env: Env = process.env): Config {
     passwordResetUrlAllowList: csvList(env, 'PASSWORD_RESET_URL_ALLOW_LIST'),
     userRegisterUrlAllowList: csvList(env, 'USER_REGISTER_URL_ALLOW_LIST'),
     files: parseFilesConfig(env, { bytes: parseBytes, duration: parseDuration }),
+    sqsQueueUrl: opt(env, 'SQS_QUEUE_URL'),
+    sqsEndpoint: opt(env, 'SQS_ENDPOINT'),
+    awsRegion: str(env, 'AWS_REGION', 'us-east-1'),
   };
 }

@@ -7,6 +7,9 @@ import { SchemaCache } from './schema/cache.ts';
 import { AccessResolver } from './access/resolve.ts';
 import { openSharedStore, type SharedStore } from './store/index.ts';
 import { StorageRegistry } from './storage/registry.ts';
+import { EventBus } from './events/bus.ts';
+import { openQueue } from './queue/index.ts';
+import type { Queue } from './queue/queue.ts';
 
 export interface Services {
   config: Config;
@@ -16,6 +19,13 @@ export interface Services {
   access: AccessResolver;
   /** Storage providers, loaded per schema version. */
   storage: StorageRegistry;
+  /** Filter and action events (core/events/bus.ts). */
+  events: EventBus;
+  /** In-process, or SQS in the split topology. */
+  queue: Queue;
+  /** Consumes action events from the queue in this process (container and standalone; the functions half of a
+   * split deployment leaves them to the container). Started automatically with the in-process queue. */
+  consumeEvents(): void;
   close(): Promise<void>;
 }
 
@@ -23,6 +33,7 @@ export interface StartOptions {
   /** Reuse an already open database (tests clone a migrated template). */
   database?: Database;
   store?: SharedStore;
+  queue?: Queue;
   /** Skip migrations and bootstrap (the database is known to be ready). */
   skipMigrations?: boolean;
   onBootstrap?: (result: BootstrapResult) => void;
@@ -38,6 +49,12 @@ export async function createServices(config: Config, opts: StartOptions = {}): P
   const store = opts.store ?? openSharedStore(config.redisUrl, config.redisNamespace);
   await store.ready?.();
   const schema = new SchemaCache(database.db, store);
+  const queue = opts.queue ?? await openQueue(config);
+  const events = new EventBus();
+  events.connect(queue, store);
+  let stopConsuming: (() => Promise<void>) | null = null;
+  const consumeEvents = () => { stopConsuming ??= events.consume(queue); };
+  if (queue.kind === 'memory') consumeEvents();
   return {
     config,
     database,
@@ -45,7 +62,13 @@ export async function createServices(config: Config, opts: StartOptions = {}): P
     schema,
     access: new AccessResolver(database.db),
     storage: new StorageRegistry(database.db, config),
+    events,
+    queue,
+    consumeEvents,
     async close() {
+      await events.drain();
+      await stopConsuming?.();
+      await queue.close();
       await store.close();
       await database.close();
     },

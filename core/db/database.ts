@@ -5,6 +5,7 @@ import { mkdirSync } from 'node:fs';
 import { CompiledQuery, Kysely, type Transaction } from 'kysely';
 import { PgliteDialect } from './pglite-driver.ts';
 import { PgDialect, createPool } from './pg-driver.ts';
+import { openCommitQueue, runCommitQueue } from './after-commit.ts';
 
 /** Prefix for statement text whose shape repeats (hot reads and writes): run as a named prepared statement
  * on a Postgres server, so it is parsed and planned once per connection. */
@@ -58,7 +59,13 @@ export async function run<R = Record<string, unknown>>(ex: Executor, sql: string
 /** Runs fn inside a transaction, or inside the one already open on ex. */
 export async function inTransaction<T>(ex: Executor, fn: (trx: Transaction<any>) => Promise<T>): Promise<T> {
   if (ex.isTransaction) return fn(ex as Transaction<any>);
-  return (ex as Kysely<any>).transaction().execute(fn);
+  let committed: (() => void)[] = [];
+  const result = await (ex as Kysely<any>).transaction().execute((trx) => {
+    committed = openCommitQueue(trx);
+    return fn(trx);
+  });
+  if (committed.length) runCommitQueue(committed);
+  return result;
 }
 
 /** Quotes an identifier that has already been checked against the schema overview. */

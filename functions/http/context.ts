@@ -10,6 +10,7 @@ export async function serviceContext(c: Context<AppEnv>): Promise<ServiceContext
     schema: c.get('schema') ?? await services.schema.get(),
     accountability: c.get('accountability'),
     config: services.config,
+    events: services.events,
   };
 }
 

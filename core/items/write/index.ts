@@ -15,6 +15,7 @@ import { keyArrayCast, keyOf, parseKey, parseKeyList, primaryField, unique } fro
 import { isPlainObject } from './payload.ts';
 import { upsertSingletonRow } from './singleton.ts';
 import type { PrimaryKey, WriteOptions } from './types.ts';
+import { emitItems, filterItems } from './events.ts';
 import { updateMany, updatePrepared, updateSql, validateUpdate } from './update.ts';
 
 export type { PrimaryKey, WriteOptions } from './types.ts';
@@ -28,43 +29,56 @@ function checkBatch(ctx: ServiceContext, items: unknown): unknown[] {
 export async function createItem(ctx: ServiceContext, collection: string, payload: unknown, opts: WriteOptions = {}): Promise<PrimaryKey> {
   const c = writableCollection(ctx, collection);
   const v = await validation(ctx, collection, 'create');
+  payload = await filterItems(ctx, 'create', collection, payload);
   const prepared = await validateCreate(v, c, payload);
-  if (isFlat(prepared)) {
-    const [key] = await writeWithActivity(ctx, c, 'create', insertSql(c, prepared.columns), prepared.columns, opts.version ?? null);
-    return key;
-  }
-  return runWrite(ctx, v, opts, (w) => insertPrepared(w, c, prepared, 0));
+  const key = isFlat(prepared)
+    ? (await writeWithActivity(ctx, c, 'create', insertSql(c, prepared.columns), prepared.columns, opts.version ?? null))[0]
+    : await runWrite(ctx, v, opts, (w) => insertPrepared(w, c, prepared, 0));
+  emitItems(ctx, 'create', collection, [key], payload);
+  return key;
 }
 
 export async function createItems(ctx: ServiceContext, collection: string, payloads: unknown[], opts: WriteOptions = {}): Promise<PrimaryKey[]> {
   const c = writableCollection(ctx, collection);
   const items = checkBatch(ctx, payloads);
-  return runWrite(ctx, await validation(ctx, collection, 'create'), opts, async (w) => {
-    const keys: PrimaryKey[] = [];
-    for (const item of items) keys.push(await createOne(w, c, item, 0));
-    return keys;
+  const v = await validation(ctx, collection, 'create');
+  const filtered: unknown[] = [];
+  for (const item of items) filtered.push(await filterItems(ctx, 'create', collection, item));
+  const keys = await runWrite(ctx, v, opts, async (w) => {
+    const out: PrimaryKey[] = [];
+    for (const item of filtered) out.push(await createOne(w, c, item, 0));
+    return out;
   });
+  keys.forEach((key, i) => emitItems(ctx, 'create', collection, [key], filtered[i]));
+  return keys;
 }
 
 export async function updateItem(ctx: ServiceContext, collection: string, key: unknown, data: unknown, opts: WriteOptions = {}): Promise<PrimaryKey> {
   const c = writableCollection(ctx, collection);
   const k = parseKey(c, key);
   const v = await validation(ctx, collection, 'update');
+  data = await filterItems(ctx, 'update', collection, data, { keys: [k] });
   const prepared = await validateUpdate(v, c, [k], data);
   const update = isFlat(prepared) ? updateSql(c, prepared.columns, [k]) : null;
   if (update) {
     const written = await writeWithActivity(ctx, c, 'update', update, prepared.columns, opts.version ?? null);
     if (written.length === 0) throw new ForbiddenError();
-    return k;
+  } else {
+    await runWrite(ctx, v, opts, (w) => updatePrepared(w, c, [k], prepared, 0));
   }
-  return runWrite(ctx, v, opts, async (w) => (await updatePrepared(w, c, [k], prepared, 0))[0]);
+  emitItems(ctx, 'update', collection, [k], data);
+  return k;
 }
 
 /** The same data applied to every key (PATCH /items/{c} with `{keys, data}`). */
 export async function updateItems(ctx: ServiceContext, collection: string, keys: unknown, data: unknown, opts: WriteOptions = {}): Promise<PrimaryKey[]> {
   const c = writableCollection(ctx, collection);
   const list = parseKeyList(c, keys, ctx.config.maxBatchMutation);
-  return runWrite(ctx, await validation(ctx, collection, 'update'), opts, (w) => updateMany(w, c, list, data, 0));
+  const v = await validation(ctx, collection, 'update');
+  data = await filterItems(ctx, 'update', collection, data, { keys: list });
+  const written = await runWrite(ctx, v, opts, (w) => updateMany(w, c, list, data, 0));
+  emitItems(ctx, 'update', collection, written, data);
+  return written;
 }
 
 /** An array of objects, each carrying its own primary key (PATCH /items/{c} with an array). */
@@ -77,13 +91,17 @@ export async function updateBatch(ctx: ServiceContext, collection: string, items
     const raw = Object.hasOwn(item, pk.field) ? item[pk.field] : undefined;
     if (raw === undefined || raw === null) throw new InvalidPayloadError('Invalid payload. Item in update misses primary key.');
     const { [pk.field]: _omitted, ...data } = item;
-    return { key: parseKey(c, raw), data };
+    return { key: parseKey(c, raw), data: data as unknown };
   });
-  return runWrite(ctx, await validation(ctx, collection, 'update'), opts, async (w) => {
-    const keys: PrimaryKey[] = [];
-    for (const { key, data } of work) keys.push(...await updateMany(w, c, [key], data, 0));
-    return keys;
+  const v = await validation(ctx, collection, 'update');
+  for (const entry of work) entry.data = await filterItems(ctx, 'update', collection, entry.data, { keys: [entry.key] });
+  const keys = await runWrite(ctx, v, opts, async (w) => {
+    const out: PrimaryKey[] = [];
+    for (const { key, data } of work) out.push(...await updateMany(w, c, [key], data, 0));
+    return out;
   });
+  for (const { key, data } of work) emitItems(ctx, 'update', collection, [key], data);
+  return keys;
 }
 
 /** Updates the rows matching query's filter/search/sort/limit (the permission row filter is not applied:
@@ -91,39 +109,59 @@ export async function updateBatch(ctx: ServiceContext, collection: string, items
 export async function updateByQuery(ctx: ServiceContext, collection: string, query: Query, data: unknown, opts: WriteOptions = {}): Promise<PrimaryKey[]> {
   const c = writableCollection(ctx, collection);
   if (!isPlainObject(data)) throw new InvalidPayloadError('Invalid payload. "data" must be an object.');
-  return runWrite(ctx, await validation(ctx, collection, 'update'), opts, async (w) => {
+  const v = await validation(ctx, collection, 'update');
+  let payload: unknown = data;
+  const written = await runWrite(ctx, v, opts, async (w) => {
     const keys = await keysByQuery(w.service, c, query);
-    return updateMany(w, c, keys, data, 0);
+    payload = await filterItems(w.service, 'update', collection, data, { keys });
+    return updateMany(w, c, keys, payload, 0);
   });
+  emitItems(ctx, 'update', collection, written, payload);
+  return written;
 }
 
 export async function deleteItem(ctx: ServiceContext, collection: string, key: unknown, opts: WriteOptions = {}): Promise<void> {
   const c = writableCollection(ctx, collection);
   const k = parseKey(c, key);
   await validation(ctx, collection, 'delete');
+  const keys = await filterItems(ctx, 'delete', collection, [k]);
   const pk = primaryField(c);
   const written = await writeWithActivity(ctx, c, 'delete', {
-    sql: `delete from ${ident(c.collection)} as _row where _row.${ident(pk.field)} = any($1${keyArrayCast(pk)})`, params: [[k]],
+    sql: `delete from ${ident(c.collection)} as _row where _row.${ident(pk.field)} = any($1${keyArrayCast(pk)})`, params: [keys],
   }, null, opts.version ?? null);
   if (written.length === 0) throw new ForbiddenError();
+  emitItems(ctx, 'delete', collection, written, written);
 }
 
 export async function deleteItems(ctx: ServiceContext, collection: string, keys: unknown, opts: WriteOptions = {}): Promise<PrimaryKey[]> {
   const c = writableCollection(ctx, collection);
-  const list = parseKeyList(c, keys, ctx.config.maxBatchMutation);
-  return runWrite(ctx, await validation(ctx, collection, 'delete'), opts, (w) => deleteMany(w, c, list));
+  const v = await validation(ctx, collection, 'delete');
+  const list = await filterItems(ctx, 'delete', collection, parseKeyList(c, keys, ctx.config.maxBatchMutation));
+  const deleted = await runWrite(ctx, v, opts, (w) => deleteMany(w, c, list));
+  emitItems(ctx, 'delete', collection, deleted, deleted);
+  return deleted;
 }
 
 export async function deleteByQuery(ctx: ServiceContext, collection: string, query: Query, opts: WriteOptions = {}): Promise<PrimaryKey[]> {
   const c = writableCollection(ctx, collection);
-  return runWrite(ctx, await validation(ctx, collection, 'delete'), opts, async (w) => deleteMany(w, c, await keysByQuery(w.service, c, query)));
+  const deleted = await runWrite(ctx, await validation(ctx, collection, 'delete'), opts, async (w) => {
+    const keys = await filterItems(w.service, 'delete', collection, await keysByQuery(w.service, c, query));
+    return deleteMany(w, c, keys);
+  });
+  emitItems(ctx, 'delete', collection, deleted, deleted);
+  return deleted;
 }
 
 /** Updates the singleton's row, creating it when there is none. */
 export async function upsertSingleton(ctx: ServiceContext, collection: string, data: unknown, opts: WriteOptions = {}): Promise<PrimaryKey> {
   const c = writableCollection(ctx, collection);
   if (!isPlainObject(data)) throw new InvalidPayloadError('Invalid payload. Body must be an object.');
-  return runWrite(ctx, await validation(ctx, collection, null), opts, (w) => upsertSingletonRow(w, c, data));
+  const v = await validation(ctx, collection, null);
+  const payload = await filterItems(ctx, 'update', collection, data);
+  if (!isPlainObject(payload)) throw new InvalidPayloadError('Invalid payload. Body must be an object.');
+  const key = await runWrite(ctx, v, opts, (w) => upsertSingletonRow(w, c, payload));
+  emitItems(ctx, 'update', collection, [key], payload);
+  return key;
 }
 
 async function keysByQuery(ctx: ServiceContext, c: CollectionOverview, query: Query): Promise<PrimaryKey[]> {

@@ -1,0 +1,147 @@
+/** The event bus (DESIGN.md > Events; SPEC.md > Events). Filter events run inline, in the caller's transaction,
+ * and may return a changed payload or throw to refuse. Action events run after the transaction commits (never for
+ * a rolled-back change), travel through the Queue port (in-process, or SQS to the container in the split topology)
+ * and are delivered at least once: each carries an id, and a handler that finished is not run again when the
+ * message comes back. */
+import { randomUUID } from 'node:crypto';
+import type { Accountability } from '../access/accountability.ts';
+import type { ServiceContext } from '../context.ts';
+import { afterCommit } from '../db/after-commit.ts';
+import type { Executor } from '../db/database.ts';
+import type { Queue, QueueMessage } from '../queue/queue.ts';
+import type { SharedStore } from '../store/shared-store.ts';
+
+/** What an event says about itself: for item events `collection`, `keys` (and `key` on create), `payload`. */
+export interface EventMeta {
+  collection?: string;
+  keys?: (string | number)[];
+  key?: string | number;
+  payload?: unknown;
+  [name: string]: unknown;
+}
+
+export interface FilterContext {
+  /** The caller's context; `db` is the open transaction of the change. */
+  ctx: ServiceContext;
+  accountability: Accountability;
+}
+
+export interface ActionContext {
+  /** The caller whose change emitted the event (null for system work). */
+  accountability: Accountability | null;
+  /** The emitted event, with its id (stable across redeliveries). */
+  event: ActionEvent;
+}
+
+/** Returns the new payload, or undefined to keep it; throws to refuse the change. */
+export type FilterHandler = (payload: any, meta: EventMeta & { event: string }, context: FilterContext) => unknown;
+export type ActionHandler = (meta: EventMeta & { event: string }, context: ActionContext) => unknown;
+
+export interface ActionEvent {
+  id: string;
+  event: string;
+  meta: EventMeta;
+  accountability: Accountability | null;
+  emittedAt: string;
+}
+
+export const ACTION_MESSAGE = 'event.action';
+const DONE_TTL_MS = 24 * 3600_000;
+
+export class EventBus {
+  readonly #filters = new Map<string, FilterHandler[]>();
+  readonly #actions = new Map<string, ActionHandler[]>();
+  readonly #inflight = new Set<Promise<void>>();
+  #queue: Queue | null = null;
+  #store: SharedStore | null = null;
+
+  /** Sends action events through `queue`; handlers that finished are remembered in `store` by event id. */
+  connect(queue: Queue, store: SharedStore): void {
+    this.#queue = queue;
+    this.#store = store;
+  }
+
+  filter(event: string, handler: FilterHandler): () => void {
+    return add(this.#filters, event, handler);
+  }
+
+  action(event: string, handler: ActionHandler): () => void {
+    return add(this.#actions, event, handler);
+  }
+
+  hasFilters(event: string): boolean {
+    return this.#filters.has(event);
+  }
+
+  /** Runs the filter handlers of `event` in order; each sees the payload the previous one returned. */
+  async runFilters<T>(event: string, payload: T, meta: EventMeta, ctx: ServiceContext): Promise<T> {
+    const handlers = this.#filters.get(event);
+    if (!handlers) return payload;
+    let current = payload;
+    for (const handler of [...handlers]) {
+      const next = await handler(current, { ...meta, event }, { ctx, accountability: ctx.accountability });
+      if (next !== undefined) current = next as T;
+    }
+    return current;
+  }
+
+  /** Schedules the action event for after `ex` commits. Events nobody can receive are not sent: no local handler
+   * and a queue that stays in this process. */
+  emitAction(ex: Executor, event: string, meta: EventMeta, accountability: Accountability | null): void {
+    const queue = this.#queue;
+    if (!queue || (queue.kind === 'memory' && !this.#actions.has(event))) return;
+    const e: ActionEvent = { id: randomUUID(), event, meta, accountability, emittedAt: new Date().toISOString() };
+    afterCommit(ex, () => {
+      const sent = queue.send({ id: e.id, type: ACTION_MESSAGE, body: e }).catch((err) => {
+        console.error(`events: could not enqueue ${event} ${e.id}:`, err);
+      });
+      this.#inflight.add(sent);
+      void sent.finally(() => this.#inflight.delete(sent));
+    });
+  }
+
+  /** Resolves once every action event emitted so far has been handed to the queue (Lambda awaits this before it
+   * answers, so a frozen function loses nothing it acknowledged). */
+  async drain(): Promise<void> {
+    while (this.#inflight.size) await Promise.allSettled([...this.#inflight]);
+  }
+
+  /** Runs the action handlers of a delivered event. Handlers that finished on an earlier delivery are skipped;
+   * when one fails the others still run and the delivery throws, so the queue brings the event back. */
+  async dispatch(e: ActionEvent): Promise<void> {
+    const handlers = this.#actions.get(e.event);
+    if (!handlers) return;
+    const failures: unknown[] = [];
+    for (const [index, handler] of [...handlers].entries()) {
+      const doneKey = `events:done:${e.id}:${index}`;
+      if (this.#store && await this.#store.get(doneKey)) continue;
+      try {
+        await handler({ ...e.meta, event: e.event }, { accountability: e.accountability, event: e });
+        await this.#store?.set(doneKey, '1', DONE_TTL_MS);
+      } catch (err) {
+        failures.push(err);
+      }
+    }
+    if (failures.length) throw new AggregateError(failures, `${failures.length} handler(s) of ${e.event} failed`);
+  }
+
+  /** The queue consumer of action events in this process (standalone and container). */
+  consume(queue: Queue): () => Promise<void> {
+    return queue.consume(async (message: QueueMessage) => {
+      if (message.type === ACTION_MESSAGE) await this.dispatch(message.body as ActionEvent);
+    });
+  }
+}
+
+function add<H>(map: Map<string, H[]>, event: string, handler: H): () => void {
+  const list = map.get(event) ?? [];
+  list.push(handler);
+  map.set(event, list);
+  return () => {
+    const current = map.get(event);
+    if (!current) return;
+    const i = current.indexOf(handler);
+    if (i >= 0) current.splice(i, 1);
+    if (current.length === 0) map.delete(event);
+  };
+}
