@@ -51,7 +51,8 @@ export interface SqsServer {
   close(): Promise<void>;
 }
 
-export async function startSqs(): Promise<SqsServer> {
+/** Listens on 127.0.0.1, on a free port unless `port` is given (an outage test brings a server back on its port). */
+export async function startSqs(opts: { port?: number } = {}): Promise<SqsServer> {
   const queues = new Map<string, SqsQueueState>();
   /** Every receipt handle ever issued, to tell a stale handle (accepted, deletes nothing) from a made-up one. */
   const receipts = new Map<string, { queue: string; messageId: string }>();
@@ -270,7 +271,7 @@ export async function startSqs(): Promise<SqsServer> {
   }
 
   const server = createServer((req, res) => { void handle(req, res); });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen(opts.port ?? 0, '127.0.0.1', resolve));
   endpoint = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
   return {
