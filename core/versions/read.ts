@@ -1,0 +1,99 @@
+/** GET /versions, GET /versions/{id} and GET /versions/{id}/compare. Admins read every version; others need
+ * versioning:view and see versions of the collections they may read (collection-level read permission, as
+ * Directus scopes version reads by the item's collection), with each delta cut to the fields they may read,
+ * through a query limited to the direct fields of svc_versions (query-scope.ts). */
+import { requireAppPermission } from '../access/app-permissions.ts';
+import { loadPermissions, type PermissionSet } from '../access/permissions.ts';
+import type { ServiceContext } from '../context.ts';
+import { ForbiddenError } from '../errors.ts';
+import { readItemData, readItems } from '../items/read.ts';
+import type { Query } from '../query/types.ts';
+import { requireViewer, visibleDelta } from './access.ts';
+import { checkVersionQuery, scopedToCollections } from './query-scope.ts';
+import { loadVersion } from './rows.ts';
+import { hashText, mainItemText, storedTarget } from './target.ts';
+import type { Delta } from './types.ts';
+
+const COLLECTION = 'svc_versions';
+
+function elevated(ctx: ServiceContext): ServiceContext {
+  return { ...ctx, system: true, accountability: { ...ctx.accountability, admin: true } };
+}
+
+type Record_ = Record<string, unknown>;
+
+/** Fields the query must also select to cut deltas (`collection`), and whether to drop it again. */
+function withCollection(query: Query): { query: Query; drop: boolean } {
+  const fields = query.fields;
+  if (!fields || fields.includes('*') || fields.includes('collection') || !fields.includes('delta')) return { query, drop: false };
+  return { query: { ...query, fields: [...fields, 'collection'] }, drop: true };
+}
+
+function cutDelta(record: Record_, permissions: PermissionSet, drop: boolean): Record_ {
+  if (record.delta && typeof record.delta === 'object' && typeof record.collection === 'string') {
+    const fields = permissions.get(record.collection, 'read')?.fields ?? new Set<string>();
+    record.delta = visibleDelta(record.delta as Delta, fields);
+  }
+  if (drop) delete record.collection;
+  return record;
+}
+
+function readableCollections(ctx: ServiceContext, permissions: PermissionSet): string[] {
+  return Object.values(ctx.schema.collections)
+    .filter((c) => !c.system && !c.folder && c.primary && permissions.get(c.collection, 'read'))
+    .map((c) => c.collection);
+}
+
+/** `{"data":[...],"meta"?:{...}}` as JSON text. */
+export async function listVersions(ctx: ServiceContext, query: Query): Promise<string> {
+  if (ctx.accountability.admin) return readItems(elevated(ctx), COLLECTION, query);
+  await requireAppPermission(ctx, 'versioning:view');
+  checkVersionQuery(query);
+  const permissions = await loadPermissions(ctx);
+  const collections = readableCollections(ctx, permissions);
+  const { query: q, drop } = withCollection(query);
+  const text = await readItems(elevated(ctx), COLLECTION, scopedToCollections(q, collections.length ? collections : ['']));
+  if (query.aggregate) return text;
+  const body = JSON.parse(text) as { data: Record_[]; meta?: unknown };
+  body.data = body.data.map((r) => cutDelta(r, permissions, drop));
+  return JSON.stringify(body);
+}
+
+/** One version as the caller may see it (`{"data":{...}}` text); FORBIDDEN when missing or not visible. */
+export async function readVersion(ctx: ServiceContext, id: string, query: Query): Promise<string> {
+  const version = await loadVersion(ctx.db, id);
+  if (!version) {
+    await requireAppPermission(ctx, 'versioning:view');
+    throw new ForbiddenError();
+  }
+  await requireViewer(ctx, version.collection);
+  if (ctx.accountability.admin) {
+    const text = await readItemData(elevated(ctx), COLLECTION, version.id, query);
+    if (text === null) throw new ForbiddenError();
+    return `{"data":${text}}`;
+  }
+  checkVersionQuery(query);
+  const { query: q, drop } = withCollection(query);
+  const text = await readItemData(elevated(ctx), COLLECTION, version.id, q);
+  if (text === null) throw new ForbiddenError();
+  return JSON.stringify({ data: cutDelta(JSON.parse(text) as Record_, await loadPermissions(ctx), drop) });
+}
+
+/** Directus' compare: `{outdated, mainHash, current: <delta>, main: <item as the caller reads it>}`. */
+export async function compareVersion(ctx: ServiceContext, id: string): Promise<Record_> {
+  const version = await loadVersion(ctx.db, id);
+  if (!version) {
+    await requireAppPermission(ctx, 'versioning:view');
+    throw new ForbiddenError();
+  }
+  const fields = await requireViewer(ctx, version.collection);
+  const target = storedTarget(ctx, version.collection, version.item);
+  const hash = hashText(await mainItemText(ctx, target));
+  const mainText = hash === null ? null : await readItemData(ctx, version.collection, target.key, { fields: ['*'] });
+  return {
+    outdated: hash !== version.hash,
+    mainHash: hash,
+    current: visibleDelta(version.delta, fields) ?? {},
+    main: mainText === null ? null : JSON.parse(mainText),
+  };
+}
