@@ -7,6 +7,7 @@ import { createServices } from '../core/services.ts';
 import { createFunctionsApp } from '../functions/app.ts';
 import { createContainerApp, createStandaloneApp } from './app.ts';
 import { startTusCleanup } from '../core/tus/cleanup.ts';
+import { startWorkflowTimeouts } from '../core/workflow/timeouts.ts';
 
 // Standalone without SECRET: the signing secret persists under DATA_DIR so tokens survive restarts.
 const config = withPersistentSecret(loadConfig());
@@ -35,9 +36,12 @@ const server = serve({ fetch: app.fetch, hostname: config.host, port: config.por
 
 // Expired resumable uploads are removed by the process that serves /tus (TUS_CLEANUP_SCHEDULE).
 const stopTusCleanup = mode === 'functions' ? () => {} : startTusCleanup(services);
+// Workflow step timeouts: rows claimed with SKIP LOCKED, so several containers may scan at once.
+const stopWorkflowTimeouts = mode === 'functions' ? () => {} : startWorkflowTimeouts(services, config.workflowTimeoutIntervalMs);
 
 async function shutdown() {
   stopTusCleanup();
+  stopWorkflowTimeouts();
   server.close();
   await services.close();
   process.exit(0);

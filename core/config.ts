@@ -56,6 +56,8 @@ export interface Config {
   sqsEndpoint: string | null;
   /** AWS_REGION for SQS (and the objectstore driver's default). */
   awsRegion: string;
+  /** WORKFLOW_TIMEOUT_INTERVAL: how often the container scans for workflow step timeouts (default 30s). */
+  workflowTimeoutIntervalMs: number;
 }
 
 type Env = Record<string, string | undefined>;
@@ -153,5 +155,6 @@ export function loadConfig(env: Env = process.env): Config {
     sqsQueueUrl: opt(env, 'SQS_QUEUE_URL'),
     sqsEndpoint: opt(env, 'SQS_ENDPOINT'),
     awsRegion: str(env, 'AWS_REGION', 'us-east-1'),
+    workflowTimeoutIntervalMs: parseDuration(str(env, 'WORKFLOW_TIMEOUT_INTERVAL', '30s')),
   };
 }

@@ -8,6 +8,7 @@ import { AccessResolver } from './access/resolve.ts';
 import { openSharedStore, type SharedStore } from './store/index.ts';
 import { StorageRegistry } from './storage/registry.ts';
 import { EventBus } from './events/bus.ts';
+import { registerWorkflowHooks } from './workflow/start.ts';
 import { openQueue } from './queue/index.ts';
 import type { Queue } from './queue/queue.ts';
 
@@ -52,6 +53,7 @@ export async function createServices(config: Config, opts: StartOptions = {}): P
   const queue = opts.queue ?? await openQueue(config);
   const events = new EventBus();
   events.connect(queue, store);
+  registerWorkflowHooks(events);
   let stopConsuming: (() => Promise<void>) | null = null;
   const consumeEvents = () => { stopConsuming ??= events.consume(queue); };
   if (queue.kind === 'memory') consumeEvents();

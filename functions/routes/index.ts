@@ -22,6 +22,9 @@ import { mountUserRoutes } from './users.ts';
 import { mountPasswordResetRoutes } from './auth-password.ts';
 import { mountStorageProviderRoutes } from './storage-providers.ts';
 import { mountFileRoutes } from './files.ts';
+import { mountWorkflowRoutes } from './workflows.ts';
+import { mountWorkflowTaskRoutes } from './workflow-tasks.ts';
+import { mountWorkflowInstanceRoutes } from './workflow-instances.ts';
 
 export function mountFunctionRoutes(app: Hono<AppEnv>): void {
   mountServerRoutes(app);
@@ -45,4 +48,7 @@ export function mountFunctionRoutes(app: Hono<AppEnv>): void {
   mountPasswordResetRoutes(app);
   mountStorageProviderRoutes(app);
   mountFileRoutes(app);
+  mountWorkflowRoutes(app);
+  mountWorkflowTaskRoutes(app);
+  mountWorkflowInstanceRoutes(app);
 }

@@ -1,0 +1,63 @@
+/** Reviewers' tasks (SPEC.md > Workflow, GET /workflow-tasks): the active steps of running instances. A caller's
+ * tasks are those they are an assignee of (workflow:participate needed); /workflow-tasks/all lists every task
+ * with its assignees (admins). */
+import { requireAppPermission } from '../access/app-permissions.ts';
+import type { ServiceContext } from '../context.ts';
+import { run } from '../db/database.ts';
+import { ForbiddenError } from '../errors.ts';
+import { TASK_ACTIONS } from './types.ts';
+
+export interface Task {
+  id: string;
+  step_id: string;
+  instance_id: string;
+  workflow_name: string;
+  step_name: string;
+  collection: string;
+  item_id: string | null;
+  version_id: string | null;
+  status: string;
+  activated_at: string | null;
+  timeout_at: string | null;
+  actions_available: string[];
+  assignees?: string[];
+}
+
+const TASKS_SQL = `select s.id, s.step_id, s.instance_id, w.name as workflow_name, ws.name as step_name, i.collection,
+    i.item as item_id, i.version_id, s.status, s.activated_at, s.timeout_at, s.assignees
+  from svc_workflow_instance_steps s
+  join svc_workflow_instances i on i.id = s.instance_id
+  join svc_workflows w on w.id = i.workflow_id
+  join svc_workflow_steps ws on ws.id = s.step_id
+  where s.status = 'active' and i.status = 'running'`;
+const MINE = ' and exists (select 1 from json_array_elements_text(s.assignees) a where a = $1)';
+
+function shape(row: Task, withAssignees: boolean): Task {
+  const { assignees, ...task } = row;
+  return { ...task, actions_available: [...TASK_ACTIONS], ...(withAssignees ? { assignees: assignees ?? [] } : {}) };
+}
+
+async function reviewer(ctx: ServiceContext): Promise<string> {
+  const user = ctx.accountability.user;
+  if (!user) throw new ForbiddenError();
+  await requireAppPermission(ctx, 'workflow:participate');
+  return user;
+}
+
+export async function myTasks(ctx: ServiceContext): Promise<{ data: Task[]; meta: { total_count: number } }> {
+  const user = await reviewer(ctx);
+  const rows = await run<Task>(ctx.db, `${TASKS_SQL}${MINE} order by s.activated_at, s.id`, [user]);
+  return { data: rows.map((r) => shape(r, false)), meta: { total_count: rows.length } };
+}
+
+export async function countMyTasks(ctx: ServiceContext): Promise<{ count: number }> {
+  const user = await reviewer(ctx);
+  const [row] = await run<{ count: string | number }>(ctx.db, `select count(*) as count from (${TASKS_SQL}${MINE}) t`, [user]);
+  return { count: Number(row.count) };
+}
+
+export async function allTasks(ctx: ServiceContext): Promise<{ data: Task[]; meta: { total_count: number } }> {
+  if (!ctx.accountability.admin) throw new ForbiddenError();
+  const rows = await run<Task>(ctx.db, `${TASKS_SQL} order by s.activated_at, s.id`);
+  return { data: rows.map((r) => shape(r, true)), meta: { total_count: rows.length } };
+}

@@ -1,0 +1,64 @@
+/** Starting a workflow (SPEC.md > Events 1, States > Workflow instance): a filter on `versions.submit`, inside the
+ * submit's transaction. The active workflows bound to the version's collection are tried by name; the first
+ * whose trigger filter holds for the item merged with the delta starts (one instance per submission, as
+ * Directus-style flows start one). Starting needs workflow:start: without it the submit is refused (403) and
+ * rolls back. The instance then runs from its start step to its first waiting step. */
+import { randomUUID } from 'node:crypto';
+import type { Transaction } from 'kysely';
+import { requireAppPermission } from '../access/app-permissions.ts';
+import type { ServiceContext } from '../context.ts';
+import { inTransaction, run } from '../db/database.ts';
+import type { EventBus, FilterContext } from '../events/bus.ts';
+import { advance, openRun } from './engine.ts';
+import { isObject } from './input.ts';
+import { matchesFilter, readSubject } from './subject.ts';
+import type { InstanceRow, WorkflowRow } from './types.ts';
+
+export interface SubmittedVersion {
+  id: string;
+  collection: string;
+  item: string;
+  delta: unknown;
+  user_created?: string | null;
+}
+
+/** Starts the first matching workflow for a submitted version; returns its instance id, or null. */
+export async function startForVersion(context: FilterContext, version: SubmittedVersion): Promise<string | null> {
+  const { ctx } = context;
+  return inTransaction(ctx.db, (trx) => start({ ...ctx, db: trx }, trx, version));
+}
+
+async function start(ctx: ServiceContext, trx: Transaction<any>, version: SubmittedVersion): Promise<string | null> {
+  const workflows = await run<WorkflowRow>(trx, `select * from svc_workflows
+    where active and collection = $1 and trigger_event = 'versions.submit' order by name, id`, [version.collection]);
+  if (workflows.length === 0) return null;
+  const subject = await readSubject(trx, ctx.schema, version.collection, version.item, version.delta);
+  const workflow = workflows.find((w) => matchesFilter(w.trigger_filter, subject));
+  if (!workflow) return null;
+  await requireAppPermission(ctx, 'workflow:start');
+  const startedBy = ctx.accountability.user;
+  const [instance] = await run<InstanceRow>(trx, `insert into svc_workflow_instances (id, workflow_id, collection, item, version_id, status, started_by)
+    values ($1, $2, $3, $4, $5, 'running', $6) returning *`, [randomUUID(), workflow.id, version.collection, version.item, version.id, startedBy]);
+  const r = await openRun(ctx, trx, instance, startedBy);
+  const start = r.steps.find((s) => s.type === 'start');
+  if (!start) return instance.id;
+  await run(trx, `insert into svc_workflow_instance_steps (id, instance_id, step_id, status, activated_at, completed_at, result)
+    values ($1, $2, $3, 'approved', now(), now(), 'started')`, [randomUUID(), instance.id, start.id]);
+  await advance(r, start.id, 'always');
+  return instance.id;
+}
+
+/** Binds workflows to version submission on `events` (called once by createServices). */
+export function registerWorkflowHooks(events: EventBus): void {
+  events.filter('versions.submit', async (payload, _meta, context) => {
+    if (!isObject(payload) || typeof payload.id !== 'string' || typeof payload.collection !== 'string') return undefined;
+    await startForVersion(context, {
+      id: payload.id,
+      collection: payload.collection,
+      item: String(payload.item),
+      delta: payload.delta,
+      user_created: typeof payload.user_created === 'string' ? payload.user_created : null,
+    });
+    return undefined;
+  });
+}
