@@ -24,7 +24,7 @@ export async function applyApproval(r: EngineRun, is: InstanceStepRow, step: Ste
   const done = approvalReached(step.approval_mode, is.assignees ?? [], approvals);
   await run(r.trx, `update svc_workflow_instance_steps set approvals = $2::json,
     status = case when $3 then 'approved' else status end, result = case when $3 then 'approved' else result end,
-    completed_at = case when $3 then now() else completed_at end where id = $1`, [is.id, JSON.stringify(approvals), done]);
+    completed_at = case when $3 then clock_timestamp() else completed_at end where id = $1`, [is.id, JSON.stringify(approvals), done]);
   if (done) await advance(r, step.id, 'approve');
   return done;
 }
@@ -33,7 +33,7 @@ export async function applyApproval(r: EngineRun, is: InstanceStepRow, step: Ste
  * reject transition, or ends rejected. */
 export async function applyRejection(r: EngineRun, is: InstanceStepRow, step: StepRow, user: string | null, comment: string | null): Promise<void> {
   await logAction(r.trx, { instanceId: r.instance.id, instanceStepId: is.id, user, kind: 'reject', comment });
-  await run(r.trx, "update svc_workflow_instance_steps set status = 'rejected', result = 'rejected', completed_at = now() where id = $1", [is.id]);
+  await run(r.trx, "update svc_workflow_instance_steps set status = 'rejected', result = 'rejected', completed_at = clock_timestamp() where id = $1", [is.id]);
   if (r.version && r.version.status === 'pending') {
     await setVersionStatus(r.trx, r.version.id, 'rejected');
     r.version = { ...r.version, status: 'rejected' };

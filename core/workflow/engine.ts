@@ -30,6 +30,8 @@ export interface EngineRun {
   actor: string | null;
 }
 
+/* Timestamps use clock_timestamp(): steps entered in one transaction keep their order. */
+
 /** More automatic steps than this in one move means a loop without a waiting step. */
 const MAX_AUTOMATIC_STEPS = 100;
 
@@ -67,7 +69,7 @@ function outgoing(r: EngineRun, from: string, trigger: TransitionTrigger): Trans
 
 async function recordStep(r: EngineRun, s: StepRow, status: InstanceStepRow['status'], result: string | null, assignees: string[] | null = null): Promise<void> {
   await run(r.trx, `insert into svc_workflow_instance_steps (id, instance_id, step_id, status, assignees, activated_at, completed_at, result)
-    values ($1, $2, $3, $4, $5::json, now(), now(), $6)`, [randomUUID(), r.instance.id, s.id, status, assignees ? JSON.stringify(assignees) : null, result]);
+    values ($1, $2, $3, $4, $5::json, clock_timestamp(), clock_timestamp(), $6)`, [randomUUID(), r.instance.id, s.id, status, assignees ? JSON.stringify(assignees) : null, result]);
 }
 
 /** Promotes the version unless it already is (an earlier promote_version step, or POST /versions/{id}/promote). */
@@ -81,7 +83,7 @@ async function promoteOnce(r: EngineRun): Promise<void> {
 
 async function complete(r: EngineRun, status: 'approved' | 'rejected', at: string | null): Promise<void> {
   if (status === 'approved') await promoteOnce(r);
-  await run(r.trx, 'update svc_workflow_instances set status = $2, current_step_id = coalesce($3, current_step_id), completed_at = now() where id = $1',
+  await run(r.trx, 'update svc_workflow_instances set status = $2, current_step_id = coalesce($3, current_step_id), completed_at = clock_timestamp() where id = $1',
     [r.instance.id, status, at]);
   r.instance = { ...r.instance, status };
 }
@@ -189,6 +191,6 @@ async function activateApproval(r: EngineRun, s: StepRow): Promise<void> {
   let assignees = await stepAssignees(r.trx, s, await subjectOf(r));
   if (assignees.length === 0) assignees = await adminUsers(r.trx);
   await run(r.trx, `insert into svc_workflow_instance_steps (id, instance_id, step_id, status, assignees, activated_at, timeout_at)
-    values ($1, $2, $3, 'active', $4::json, now(), case when $5::int is null then null else now() + make_interval(mins => $5::int) end)`,
+    select $1, $2, $3, 'active', $4::json, c.at, c.at + make_interval(mins => $5::int) from (select clock_timestamp() as at) c`,
   [randomUUID(), r.instance.id, s.id, JSON.stringify(assignees), s.timeout_minutes]);
 }

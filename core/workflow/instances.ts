@@ -41,13 +41,13 @@ export async function cancelInstance(ctx: ServiceContext, id: string, raw: unkno
     const [instance] = key ? await run<InstanceRow>(trx, 'select * from svc_workflow_instances where id = $1 for update', [key]) : [];
     if (!instance) throw new NotFoundError('Workflow instance not found.');
     if (instance.status !== 'running') throw invalid(`The workflow instance is already ${instance.status}.`);
-    await run(trx, "update svc_workflow_instance_steps set status = 'cancelled', completed_at = now() where instance_id = $1 and status in ('active', 'pending')", [instance.id]);
+    await run(trx, "update svc_workflow_instance_steps set status = 'cancelled', completed_at = clock_timestamp() where instance_id = $1 and status in ('active', 'pending')", [instance.id]);
     await logAction(trx, { instanceId: instance.id, instanceStepId: null, user: ctx.accountability.user, kind: 'cancel', comment });
     if (instance.version_id) {
       const [version] = await run<{ status: string }>(trx, 'select status from svc_versions where id = $1 for update', [instance.version_id]);
       if (version?.status === 'pending') await setVersionStatus(trx, instance.version_id, 'draft');
     }
-    const [row] = await run<InstanceRow>(trx, "update svc_workflow_instances set status = 'cancelled', completed_at = now() where id = $1 returning *", [instance.id]);
+    const [row] = await run<InstanceRow>(trx, "update svc_workflow_instances set status = 'cancelled', completed_at = clock_timestamp() where id = $1 returning *", [instance.id]);
     return row;
   });
 }

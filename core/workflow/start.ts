@@ -43,7 +43,7 @@ async function start(ctx: ServiceContext, trx: Transaction<any>, version: Submit
   const start = r.steps.find((s) => s.type === 'start');
   if (!start) return instance.id;
   await run(trx, `insert into svc_workflow_instance_steps (id, instance_id, step_id, status, activated_at, completed_at, result)
-    values ($1, $2, $3, 'approved', now(), now(), 'started')`, [randomUUID(), instance.id, start.id]);
+    values ($1, $2, $3, 'approved', clock_timestamp(), clock_timestamp(), 'started')`, [randomUUID(), instance.id, start.id]);
   await advance(r, start.id, 'always');
   return instance.id;
 }

@@ -56,7 +56,7 @@ async function fire(services: Services, schema: SchemaOverview, trx: Transaction
     const ctx = { db: trx, schema, accountability: systemAccountability(), config: services.config, events: services.events };
     const r = await openRun(ctx, trx, instance, null);
     const step = r.steps.find((s) => s.id === is.step_id)!;
-    await run(trx, 'update svc_workflow_instance_steps set timeout_fired_at = now() where id = $1', [is.id]);
+    await run(trx, 'update svc_workflow_instance_steps set timeout_fired_at = clock_timestamp() where id = $1', [is.id]);
     switch (step.timeout_action) {
       case 'auto-approve':
         await applyApproval(r, is, step, null, 'Approved automatically: the step timed out.');
