@@ -34,6 +34,10 @@ const server = serve({ fetch: app.fetch, hostname: config.host, port: config.por
   console.log(`svc ${mode} listening on http://${info.address}:${info.port} (${services.database.kind})`);
 });
 
+// Action events are consumed where the extension host runs: the container, or standalone (the in-process queue
+// starts its consumer itself; standalone on SQS consumes here). The functions half only sends.
+if (mode !== 'functions') services.consumeEvents();
+
 // Expired resumable uploads are removed by the process that serves /tus (TUS_CLEANUP_SCHEDULE).
 const stopTusCleanup = mode === 'functions' ? () => {} : startTusCleanup(services);
 // Workflow step timeouts: rows claimed with SKIP LOCKED, so several containers may scan at once.

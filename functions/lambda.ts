@@ -7,9 +7,17 @@ import { createFunctionsApp } from './app.ts';
 let handler: ReturnType<typeof handle> | null = null;
 let starting: Promise<ReturnType<typeof handle>> | null = null;
 
-/** Builds the handler for given services (tests pass their own). */
+/** Builds the handler for given services (tests pass their own). Each invocation returns only once its action
+ * events are in the queue: Lambda freezes the instance after the response, which would strand them. */
 export function createLambdaHandler(services: Services): ReturnType<typeof handle> {
-  return handle(createFunctionsApp(services));
+  const inner = handle(createFunctionsApp(services));
+  return async <L extends LambdaEvent>(event: L, lambdaContext?: LambdaContext) => {
+    try {
+      return await inner(event, lambdaContext);
+    } finally {
+      await services.events.drain();
+    }
+  };
 }
 
 async function init(): Promise<ReturnType<typeof handle>> {

@@ -47,6 +47,8 @@ export interface ActionEvent {
 
 export const ACTION_MESSAGE = 'event.action';
 const DONE_TTL_MS = 24 * 3600_000;
+/** How long a running handler holds its claim; a crashed process's claim runs out so a redelivery can run it. */
+const CLAIM_TTL_MS = 60_000;
 
 export class EventBus {
   readonly #filters = new Map<string, FilterHandler[]>();
@@ -107,22 +109,38 @@ export class EventBus {
   }
 
   /** Runs the action handlers of a delivered event. Handlers that finished on an earlier delivery are skipped;
-   * when one fails the others still run and the delivery throws, so the queue brings the event back. */
+   * when one fails the others still run and the delivery throws, so the queue brings the event back. A handler is
+   * claimed in the store while it runs: a duplicate delivered at the same time (SQS may hand out two copies at
+   * once) is deferred instead of running it a second time. */
   async dispatch(e: ActionEvent): Promise<void> {
     const handlers = this.#actions.get(e.event);
     if (!handlers) return;
     const failures: unknown[] = [];
     for (const [index, handler] of [...handlers].entries()) {
-      const doneKey = `events:done:${e.id}:${index}`;
-      if (this.#store && await this.#store.get(doneKey)) continue;
       try {
-        await handler({ ...e.meta, event: e.event }, { accountability: e.accountability, event: e });
-        await this.#store?.set(doneKey, '1', DONE_TTL_MS);
+        await this.#runOnce(`${e.id}:${index}`, () => handler({ ...e.meta, event: e.event }, { accountability: e.accountability, event: e }));
       } catch (err) {
         failures.push(err);
       }
     }
     if (failures.length) throw new AggregateError(failures, `${failures.length} handler(s) of ${e.event} failed`);
+  }
+
+  async #runOnce(key: string, fn: () => unknown): Promise<void> {
+    const store = this.#store;
+    if (!store) { await fn(); return; }
+    const doneKey = `events:done:${key}`;
+    const claimKey = `events:claim:${key}`;
+    if (await store.get(doneKey)) return;
+    if (await store.incr(claimKey, CLAIM_TTL_MS) !== 1) throw new Error(`event handler ${key} is running in another delivery`);
+    try {
+      // It may have finished between the check above and the claim.
+      if (await store.get(doneKey)) return;
+      await fn();
+      await store.set(doneKey, '1', DONE_TTL_MS);
+    } finally {
+      await store.del(claimKey);
+    }
   }
 
   /** The queue consumer of action events in this process (standalone and container). */

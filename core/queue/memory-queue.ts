@@ -45,7 +45,11 @@ export class MemoryQueue implements Queue {
   #deliver(handler: QueueHandler, message: QueueMessage, attempt: number): void {
     const run = (async () => {
       await new Promise<void>((resolve) => setImmediate(resolve));
-      if (!this.#handlers.has(handler)) return;
+      if (!this.#handlers.has(handler)) {
+        // Its consumer stopped before the message reached it: keep it for the next one, as a real queue would.
+        if (!this.#closed && this.#handlers.size === 0) this.#backlog.push(message);
+        return;
+      }
       try {
         await handler(message);
       } catch (err) {

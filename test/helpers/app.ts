@@ -8,6 +8,7 @@ import { loadConfig } from '../../core/config.ts';
 import { openDatabase, type Database } from '../../core/db/database.ts';
 import { createServices, type Services } from '../../core/services.ts';
 import type { SharedStore } from '../../core/store/index.ts';
+import type { Queue } from '../../core/queue/queue.ts';
 import { createStandaloneApp } from '../../container/app.ts';
 import type { AppEnv } from '../../functions/http/env.ts';
 import { ADMIN_TOKEN, PG_TEMPLATE_DB, PGLITE_TEMPLATE_PATH, testEnv, withDatabase } from './template.ts';
@@ -62,6 +63,8 @@ export interface TestAppOptions {
   /** Share a database with another TestApp (two instances on one database). Only meaningful with
    * TEST_DATABASE_URL: under PGlite each open() loads its own copy of the template. */
   database?: TestDatabase;
+  /** A Queue adapter instead of the one the env chooses (in-process unless SQS_QUEUE_URL is set). */
+  queue?: Queue;
 }
 
 export async function createTestApp(opts: TestAppOptions = {}): Promise<TestApp & { database: TestDatabase }> {
@@ -70,7 +73,7 @@ export async function createTestApp(opts: TestAppOptions = {}): Promise<TestApp 
   const env = testEnv({ ...redis, ...opts.env });
   const config = loadConfig({ ...env, ...(testDb.url ? { DATABASE_URL: testDb.url } : {}) });
   const database = await testDb.open();
-  const services = await createServices(config, { database, skipMigrations: true, store: opts.store });
+  const services = await createServices(config, { database, skipMigrations: true, store: opts.store, queue: opts.queue });
   const app = createStandaloneApp(services);
   const ownsDb = !opts.database;
   return {
