@@ -36,6 +36,15 @@ export const AUTH_ROUTES: ReadonlyArray<readonly [method: string, path: string]>
   ['GET', '/workflow-instances/:id'],
   ['POST', '/workflow-instances/:id/cancel'],
   ['POST', '/workflow-instances/:id/steps/:step/:action'],
+  ['POST', '/versions'],
+  ['GET', '/versions'],
+  ['GET', '/versions/:id'],
+  ['GET', '/versions/:id/compare'],
+  ['PATCH', '/versions/:id'],
+  ['POST', '/versions/:id/save'],
+  ['POST', '/versions/:id/submit'],
+  ['POST', '/versions/:id/promote'],
+  ['DELETE', '/versions/:id'],
 ];
 
 export function requireAuthOnAuthRoutes(app: Hono<AppEnv>): void {

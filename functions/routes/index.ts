@@ -25,6 +25,7 @@ import { mountFileRoutes } from './files.ts';
 import { mountWorkflowRoutes } from './workflows.ts';
 import { mountWorkflowTaskRoutes } from './workflow-tasks.ts';
 import { mountWorkflowInstanceRoutes } from './workflow-instances.ts';
+import { mountVersionRoutes } from './versions.ts';
 
 export function mountFunctionRoutes(app: Hono<AppEnv>): void {
   mountServerRoutes(app);
@@ -51,4 +52,5 @@ export function mountFunctionRoutes(app: Hono<AppEnv>): void {
   mountWorkflowRoutes(app);
   mountWorkflowTaskRoutes(app);
   mountWorkflowInstanceRoutes(app);
+  mountVersionRoutes(app);
 }

@@ -4,6 +4,7 @@ import type { Config } from '../../core/config.ts';
 import { readItem, readItems, readSingleton, type QueryInput } from '../../core/items/read.ts';
 import { parseQuery } from '../../core/query/parse.ts';
 import { InvalidQueryError } from '../../core/errors.ts';
+import { previewItem } from '../../core/versions/preview.ts';
 import { readJson } from '../http/body.ts';
 import { jsonText, serviceContext } from '../http/context.ts';
 import type { AppEnv } from '../http/env.ts';
@@ -20,9 +21,21 @@ export function mountItemReadRoutes(app: Hono<AppEnv>): void {
     return { query: () => parseQuery(parseQueryString(c), limitsOf(config)), cacheKey: at < 0 ? '' : url.slice(at + 1) };
   };
 
+  /** The query of a preview: `version` is left out of the cache key, so every version of an item shares
+   * the compiled statement of its plain read. */
+  const previewInput = (c: Context<AppEnv>, config: Config): QueryInput => {
+    const url = c.req.url;
+    const at = url.indexOf('?');
+    const rest = url.slice(at + 1).split('&').filter((p) => !p.startsWith('version=')).join('&');
+    return { query: () => parseQuery(parseQueryString(c), limitsOf(config)), cacheKey: rest };
+  };
+
   app.get('/items/:collection', async (c) => {
     const ctx = await serviceContext(c);
     const collection = c.req.param('collection');
+    if (c.req.url.includes('version=') && c.req.query('version') !== undefined) {
+      throw new InvalidQueryError('"version" is not supported on list reads; read one item with ?version=<uuid>.');
+    }
     const input = queryInput(c, ctx.config);
     if (ctx.schema.collections[collection]?.singleton) return jsonText(c, await readSingleton(ctx, collection, input));
     return jsonText(c, await readItems(ctx, collection, input));
@@ -30,6 +43,15 @@ export function mountItemReadRoutes(app: Hono<AppEnv>): void {
 
   app.get('/items/:collection/:pk', async (c) => {
     const ctx = await serviceContext(c);
+    // Preview read (SPEC.md > Versions): the only extra work on the plain path is this substring test.
+    if (c.req.url.includes('version=')) {
+      const version = c.req.query('version');
+      if (version !== undefined) {
+        const body = await previewItem(ctx, c.req.param('collection'), c.req.param('pk'), version, previewInput(c, ctx.config));
+        c.header('cache-control', 'no-store');
+        return jsonText(c, body);
+      }
+    }
     return jsonText(c, await readItem(ctx, c.req.param('collection'), c.req.param('pk'), queryInput(c, ctx.config)));
   });
 
