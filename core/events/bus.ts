@@ -8,7 +8,7 @@ import type { Accountability } from '../access/accountability.ts';
 import type { ServiceContext } from '../context.ts';
 import { afterCommit } from '../db/after-commit.ts';
 import type { Executor } from '../db/database.ts';
-import type { Queue, QueueMessage } from '../queue/queue.ts';
+import { RetryLater, type Queue, type QueueMessage } from '../queue/queue.ts';
 import type { SharedStore } from '../store/shared-store.ts';
 
 /** What an event says about itself: for item events `collection`, `keys` (and `key` on create), `payload`. */
@@ -123,6 +123,7 @@ export class EventBus {
         failures.push(err);
       }
     }
+    if (failures.length && failures.every((f) => f instanceof RetryLater)) throw new RetryLater(`${e.event} ${e.id} is being handled by another delivery`);
     if (failures.length) throw new AggregateError(failures, `${failures.length} handler(s) of ${e.event} failed`);
   }
 
@@ -132,7 +133,7 @@ export class EventBus {
     const doneKey = `events:done:${key}`;
     const claimKey = `events:claim:${key}`;
     if (await store.get(doneKey)) return;
-    if (await store.incr(claimKey, CLAIM_TTL_MS) !== 1) throw new Error(`event handler ${key} is running in another delivery`);
+    if (await store.incr(claimKey, CLAIM_TTL_MS) !== 1) throw new RetryLater(`event handler ${key} is running in another delivery`);
     try {
       // It may have finished between the check above and the claim.
       if (await store.get(doneKey)) return;

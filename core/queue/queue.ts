@@ -18,3 +18,9 @@ export interface Queue {
   consume(handler: QueueHandler): () => Promise<void>;
   close(): Promise<void>;
 }
+
+/** Thrown by a consumer that cannot handle a message yet (e.g. its copy is being handled elsewhere): the queue
+ * delivers it again later like any failure, but it is not logged as one. */
+export class RetryLater extends Error {
+  override readonly name = 'RetryLater';
+}

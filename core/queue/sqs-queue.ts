@@ -8,7 +8,7 @@ import {
   SQSClient,
   type Message,
 } from '@aws-sdk/client-sqs';
-import type { Queue, QueueHandler, QueueMessage } from './queue.ts';
+import { RetryLater, type Queue, type QueueHandler, type QueueMessage } from './queue.ts';
 
 export interface SqsQueueOptions {
   queueUrl: string;
@@ -126,6 +126,7 @@ export class SqsQueue implements Queue {
     try {
       await handler(message);
     } catch (err) {
+      if (err instanceof RetryLater) return;
       const count = m.Attributes?.ApproximateReceiveCount ?? '?';
       console.error(`queue: message ${message.id} (${message.type}) failed on receive ${count}; SQS delivers it again:`, err);
       return;
