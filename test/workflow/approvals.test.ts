@@ -9,6 +9,7 @@ import {
 let t: App;
 const users: Record<string, string> = {};
 let reviewers: string;
+let panel: string;
 
 beforeAll(async () => {
   t = await workflowApp();
@@ -16,6 +17,8 @@ beforeAll(async () => {
   users.editor = await user(t, editors.role, 'editor');
   reviewers = (await role(t, 'reviewers', ['workflow:participate'])).role;
   for (const r of ['r1', 'r2', 'r3']) users[r] = await user(t, reviewers, r);
+  panel = (await role(t, 'panel', ['workflow:participate'])).role;
+  for (const p of ['p1', 'p2', 'p3', 'p4']) users[p] = await user(t, panel, p);
   const viewers = await role(t, 'viewers', ['workflow:view']);
   users.viewer = await user(t, viewers.role, 'viewer');
   const others = await role(t, 'others', ['workflow:participate']);
@@ -24,12 +27,12 @@ beforeAll(async () => {
 afterAll(async () => { await t?.close(); });
 beforeEach(async () => { await q(t, 'update svc_workflows set active = false'); });
 
-function oneApproval(mode: string): Promise<Built> {
+function oneApproval(mode: string, roleId = reviewers): Promise<Built> {
   return buildWorkflow(t, {
     name: `review-${mode}`,
     steps: [
       { key: 'start', type: 'start' },
-      { key: 'review', type: 'approval', assign_type: 'role', assign_value: reviewers, approval_mode: mode },
+      { key: 'review', type: 'approval', assign_type: 'role', assign_value: roleId, approval_mode: mode },
       { key: 'done', type: 'end' },
     ],
     transitions: [['start', 'review', 'always'], ['review', 'done', 'approve']],
@@ -95,6 +98,16 @@ describe('approval modes', () => {
     expect((await approve(instance.id, active.id, 'r3')).body.data.instance_status).toBe('approved');
     expect(await versionStatus(t, version)).toBe('approved');
     expect((await doc(t)).title).toBe('Majority title');
+  });
+
+  it('majority is strict: 2 of 4 is not enough, 3 of 4 is', async () => {
+    await oneApproval('majority', panel);
+    const { version, instance, active } = await started({ title: 'Panel title' });
+    expect(active.assignees).toHaveLength(4);
+    for (const p of ['p1', 'p2']) expect((await approve(instance.id, active.id, p)).body.data.instance_status).toBe('running');
+    expect(await versionStatus(t, version)).toBe('pending');
+    expect((await approve(instance.id, active.id, 'p4')).body.data.instance_status).toBe('approved');
+    expect((await doc(t)).title).toBe('Panel title');
   });
 
   it('concurrent approvals of an "any" step: one completes it, the other is refused, one promotion', async () => {
