@@ -28,6 +28,9 @@ export class MemoryQueue implements Queue {
 
   async send(message: QueueMessage): Promise<void> {
     if (this.#closed) throw new Error('queue closed');
+    // Consumers get a JSON copy, as they would over SQS: no shared objects, and a body SQS could not carry fails
+    // here too instead of only in production.
+    message = JSON.parse(JSON.stringify(message)) as QueueMessage;
     // Messages sent before anyone consumes wait for the first consumer, as on a real queue.
     if (this.#handlers.size === 0) { this.#backlog.push(message); return; }
     for (const handler of this.#handlers) this.#deliver(handler, message, 1);

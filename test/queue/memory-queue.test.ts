@@ -36,4 +36,17 @@ describe('MemoryQueue', () => {
     await vi.waitFor(() => expect(second).toEqual(['handover']));
     await q.close();
   });
+
+  it('delivers a JSON copy, as SQS would, and refuses a body JSON cannot carry', async () => {
+    const q = new MemoryQueue();
+    const body = { when: new Date('2024-01-01T00:00:00Z'), list: [1], skipped: undefined };
+    const got: QueueMessage[] = [];
+    q.consume(async (m) => { got.push(m); });
+    await q.send({ id: 'copy', type: 't', body });
+    await vi.waitFor(() => expect(got).toHaveLength(1));
+    expect(got[0].body).toEqual({ when: '2024-01-01T00:00:00.000Z', list: [1] });
+    expect(got[0].body).not.toBe(body);
+    await expect(q.send({ id: 'big', type: 't', body: { n: 1n } })).rejects.toThrow();
+    await q.close();
+  });
 });
