@@ -50,3 +50,21 @@ export async function escalationTargets(db: Executor, step: StepRow): Promise<st
   }
   return adminUsers(db);
 }
+
+/** Whether a user can act on tasks: workflow:participate through a policy of their role chain or their own, or
+ * admin access (as core/access/resolve.ts resolves it at request time). */
+export async function canParticipate(db: Executor, userId: string): Promise<boolean> {
+  const [row] = await run<{ ok: boolean }>(db, `with recursive chain(id, parent, depth, path) as (
+      select r.id, r.parent, 0, array[r.id] from svc_roles r join svc_users u on u.role = r.id where u.id = $1
+      union all
+      select r.id, r.parent, chain.depth + 1, chain.path || r.id from svc_roles r join chain on r.id = chain.parent
+      where not r.id = any(chain.path) and chain.depth < 64
+    ),
+    pols as (select p.id, p.admin_access from svc_access a join svc_policies p on p.id = a.policy
+      where a.role in (select id from chain) or a."user" = $1)
+    select exists (select 1 from svc_roles r join chain c on c.id = r.id where r.admin_access or r.tech_access)
+      or exists (select 1 from pols where admin_access)
+      or exists (select 1 from svc_app_permissions ap where ap.policy in (select id from pols)
+        and ap.module = 'workflow' and ap.action = 'participate') as ok`, [userId]);
+  return row?.ok === true;
+}

@@ -8,6 +8,7 @@ import type { ServiceContext } from '../context.ts';
 import { inTransaction, run } from '../db/database.ts';
 import { ForbiddenError, NotFoundError } from '../errors.ts';
 import { logAction } from './actions.ts';
+import { canParticipate } from './assignees.ts';
 import { notifyUsers } from './notify.ts';
 import { applyApproval, applyRejection } from './decisions.ts';
 import { openRun, type EngineRun } from './engine.ts';
@@ -66,7 +67,8 @@ export async function rejectStep(ctx: ServiceContext, instanceId: string, stepId
   return decide(ctx, instanceId, stepId, ({ r, is, step }, user) => applyRejection(r, is, step, user, comment));
 }
 
-/** Hands the caller's part of the task to `to_user` (an active user): the step's assignees are updated. */
+/** Hands the caller's part of the task to `to_user` (an active user who can take part in workflows): the step's
+ * assignees are updated and the new assignee is notified. */
 export async function delegateStep(ctx: ServiceContext, instanceId: string, stepId: string, raw: unknown): Promise<DecisionResult> {
   const { comment, body } = readComment(raw, false, ['to_user']);
   const to = uuid(body, 'to_user', true)!;
@@ -74,6 +76,7 @@ export async function delegateStep(ctx: ServiceContext, instanceId: string, step
     if (to === user) throw invalid('"to_user" is the caller.', 'to_user');
     const [target] = await run(r.trx, "select 1 from svc_users where id = $1 and status = 'active'", [to]);
     if (!target) throw invalid('"to_user" is not an active user.', 'to_user');
+    if (!(await canParticipate(r.trx, to))) throw invalid('"to_user" cannot take part in workflows (workflow:participate).', 'to_user');
     const assignees = [...new Set((is.assignees ?? []).map((u) => (u === user ? to : u)))];
     await run(r.trx, 'update svc_workflow_instance_steps set assignees = $2::json where id = $1', [is.id, JSON.stringify(assignees)]);
     await logAction(r.trx, { instanceId: r.instance.id, instanceStepId: is.id, user, kind: 'delegate', comment, toUser: to });

@@ -115,7 +115,7 @@ describe('delegate and comment', () => {
     expect((await t.req('POST', step(instance.id, active.id, 'approve'), {}, { token: 'r2' })).body.data.instance_status).toBe('approved');
   });
 
-  it('delegate refuses a missing, unknown or own to_user and non-assignees; nothing changes', async () => {
+  it('delegate refuses a missing, unknown or own to_user, one without workflow:participate, and non-assignees; nothing changes', async () => {
     await reviewFlow();
     const { instance, active } = await started({ title: 'Bad delegate' });
     const before = await snapshot(t);
@@ -124,6 +124,7 @@ describe('delegate and comment', () => {
       ['r1', { to_user: 'nobody' }, 400],
       ['r1', { to_user: '00000000-0000-4000-8000-000000000000' }, 400],
       ['r1', { to_user: users.r1 }, 400],
+      ['r1', { to_user: users.editor }, 400],
       ['r2', { to_user: users.r2 }, 403],
     ];
     for (const [token, body, status] of cases) {
