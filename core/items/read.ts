@@ -125,8 +125,8 @@ function coerceKey(ctx: ServiceContext, collectionName: string, key: PrimaryKey)
   }
 }
 
-/** The JSON text of one item, or null when it does not exist or is not visible to the caller. */
-export async function readItemData(ctx: ServiceContext, collectionName: string, key: PrimaryKey, input: QueryInput | Query): Promise<string | null> {
+/** The statement reading one item (`select ... as data`) with its parameters bound. */
+async function oneStatement(ctx: ServiceContext, collectionName: string, key: PrimaryKey, input: QueryInput | Query): Promise<{ sql: string; params: unknown[] }> {
   itemsCollection(ctx, collectionName);
   checkShareTop(ctx, collectionName, key);
   const pk = coerceKey(ctx, collectionName, key);
@@ -136,9 +136,27 @@ export async function readItemData(ctx: ServiceContext, collectionName: string, 
     return compileOne(read.select, pk);
   });
   // compileOne binds the primary key as $1, so a cached statement only needs it swapped.
-  const params = statement.params[0] === pk ? statement.params : [pk, ...statement.params.slice(1)];
-  const [row] = await run<{ data: string | null }>(ctx.db, statement.sql, params);
+  return { sql: statement.sql, params: statement.params[0] === pk ? statement.params : [pk, ...statement.params.slice(1)] };
+}
+
+/** The JSON text of one item, or null when it does not exist or is not visible to the caller. */
+export async function readItemData(ctx: ServiceContext, collectionName: string, key: PrimaryKey, input: QueryInput | Query): Promise<string | null> {
+  const statement = await oneStatement(ctx, collectionName, key, input);
+  const [row] = await run<{ data: string | null }>(ctx.db, statement.sql, statement.params);
   return row.data;
+}
+
+/** readItemData plus one more text column computed by the same statement, so a caller that needs another
+ * small lookup with the item (the version of a preview read) pays one round trip. `column.sql` is a trusted
+ * SQL expression whose parameters are numbered from $1; they are renumbered after the item's. */
+export async function readItemDataWith(
+  ctx: ServiceContext, collectionName: string, key: PrimaryKey, input: QueryInput | Query, column: { sql: string; params: unknown[] },
+): Promise<{ data: string | null; extra: string | null }> {
+  const statement = await oneStatement(ctx, collectionName, key, input);
+  const offset = statement.params.length;
+  const extra = column.sql.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + offset}`);
+  const [row] = await run<{ data: string | null; extra: string | null }>(ctx.db, `${statement.sql}, ${extra} as extra`, [...statement.params, ...column.params]);
+  return { data: row.data, extra: row.extra };
 }
 
 /** GET /items/{collection}/{pk}: missing or invisible items are FORBIDDEN, as Directus answers. */

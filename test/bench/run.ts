@@ -24,6 +24,7 @@ import { logTail, startServer, type ServerProcess } from './processes.ts';
 import { canonical, SCENARIOS, type Scenario, type ScenarioContext } from './scenarios.ts';
 import { ASSET_SCENARIO_KEYS, runAssetBench } from './assets.ts';
 import { runUploadMemoryBench } from './upload-memory.ts';
+import { runVersionBench, VERSION_SCENARIO_KEYS } from './versions.ts';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '..', '..');
@@ -290,13 +291,17 @@ async function main() {
   const runAssets = () => runAssetBench(assetKeys, settings);
   // Row k (upload memory, test/bench/upload-memory.ts) runs last, on its own embedded database.
   const memory = !settings.only.length || settings.only.includes('k');
+  // The version rows (l, m: test/bench/versions.ts) run on their own database too.
+  const isVersionKey = (k: string) => (VERSION_SCENARIO_KEYS as readonly string[]).includes(k);
+  const versionKeys = settings.only.length ? settings.only.filter(isVersionKey) : [...VERSION_SCENARIO_KEYS];
   const only = settings.only.filter((k) => k !== 'k');
-  if (settings.only.length && only.every(isAssetKey)) {
+  if (settings.only.length && only.every((k) => isAssetKey(k) || isVersionKey(k))) {
     if (assetKeys.length) await runAssets();
   } else {
     await mainItems();
     if (assetKeys.length) await runAssets();
   }
+  if (versionKeys.length) await runVersionBench(versionKeys, settings);
   if (memory) await runUploadMemoryBench(settings.adminUrl);
 }
 
