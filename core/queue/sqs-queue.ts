@@ -4,9 +4,11 @@
 import {
   DeleteMessageCommand,
   ReceiveMessageCommand,
+  SendMessageBatchCommand,
   SendMessageCommand,
   SQSClient,
   type Message,
+  type SendMessageBatchRequestEntry,
 } from '@aws-sdk/client-sqs';
 import { RetryLater, type Queue, type QueueHandler, type QueueMessage } from './queue.ts';
 
@@ -26,6 +28,16 @@ export interface SqsQueueOptions {
   credentials?: { accessKeyId: string; secretAccessKey: string; sessionToken?: string };
 }
 
+/** SQS caps a batch request at 256 KiB of bodies. */
+const MAX_BATCH_BYTES = 256 * 1024;
+
+interface Outgoing {
+  entry: SendMessageBatchRequestEntry;
+  bytes: number;
+  resolve(): void;
+  reject(err: unknown): void;
+}
+
 interface Consumer {
   controller: AbortController;
   loop: Promise<void>;
@@ -41,6 +53,7 @@ export class SqsQueue implements Queue {
   readonly #maxMessages: number;
   readonly #errorBackoffMs: number;
   readonly #consumers = new Set<Consumer>();
+  readonly #outbox: Outgoing[] = [];
   #closed = false;
 
   constructor(opts: SqsQueueOptions) {
@@ -60,14 +73,60 @@ export class SqsQueue implements Queue {
     });
   }
 
-  async send(message: QueueMessage): Promise<void> {
-    if (this.#closed) throw new Error('queue closed');
-    await this.#client.send(new SendMessageCommand({
-      QueueUrl: this.#queueUrl,
-      MessageBody: JSON.stringify({ id: message.id, type: message.type, body: message.body }),
-      // FIFO queues need a group; the message id doubles as the deduplication id.
-      ...(this.#fifo ? { MessageGroupId: message.type, MessageDeduplicationId: message.id } : {}),
-    }));
+  /** Messages sent in the same tick (the events of one commit) go out together, up to 10 per SendMessageBatch. */
+  send(message: QueueMessage): Promise<void> {
+    if (this.#closed) return Promise.reject(new Error('queue closed'));
+    let body: string;
+    try {
+      body = JSON.stringify({ id: message.id, type: message.type, body: message.body });
+    } catch (err) {
+      return Promise.reject(err);
+    }
+    return new Promise((resolve, reject) => {
+      const entry: SendMessageBatchRequestEntry = {
+        Id: '', MessageBody: body,
+        // FIFO queues need a group; the message id doubles as the deduplication id.
+        ...(this.#fifo ? { MessageGroupId: message.type, MessageDeduplicationId: message.id } : {}),
+      };
+      this.#outbox.push({ entry, bytes: Buffer.byteLength(body), resolve, reject });
+      if (this.#outbox.length === 1) queueMicrotask(() => this.#flush());
+    });
+  }
+
+  #flush(): void {
+    let batch: Outgoing[] = [];
+    let bytes = 0;
+    for (const o of this.#outbox.splice(0)) {
+      if (batch.length === 10 || (batch.length && bytes + o.bytes > MAX_BATCH_BYTES)) {
+        void this.#sendBatch(batch);
+        batch = [];
+        bytes = 0;
+      }
+      batch.push(o);
+      bytes += o.bytes;
+    }
+    if (batch.length) void this.#sendBatch(batch);
+  }
+
+  async #sendBatch(batch: Outgoing[]): Promise<void> {
+    try {
+      if (batch.length === 1) {
+        const { MessageBody, MessageGroupId, MessageDeduplicationId } = batch[0].entry;
+        await this.#client.send(new SendMessageCommand({ QueueUrl: this.#queueUrl, MessageBody, MessageGroupId, MessageDeduplicationId }));
+        batch[0].resolve();
+        return;
+      }
+      batch.forEach((o, i) => { o.entry.Id = `m${i}`; });
+      const res = await this.#client.send(new SendMessageBatchCommand({ QueueUrl: this.#queueUrl, Entries: batch.map((o) => o.entry) }));
+      const sent = new Set((res.Successful ?? []).map((e) => e.Id));
+      const failed = new Map((res.Failed ?? []).map((e) => [e.Id, e]));
+      for (const o of batch) {
+        if (sent.has(o.entry.Id)) o.resolve();
+        else o.reject(new Error(`SQS did not take the message: ${failed.get(o.entry.Id)?.Code ?? 'no answer'} ${failed.get(o.entry.Id)?.Message ?? ''}`.trim()));
+      }
+    } catch (err) {
+      for (const o of batch) o.reject(err);
+    }
   }
 
   consume(handler: QueueHandler): () => Promise<void> {

@@ -46,6 +46,8 @@ class SqsError extends Error {
 
 export interface SqsServer {
   endpoint: string;
+  /** How many requests of each action the server has answered (tests of batching). */
+  requests: Record<string, number>;
   /** Creates the queue (idempotent) and returns its URL. */
   createQueue(name: string, attributes?: Record<string, string>): Promise<string>;
   close(): Promise<void>;
@@ -57,6 +59,7 @@ export async function startSqs(opts: { port?: number } = {}): Promise<SqsServer>
   /** Every receipt handle ever issued, to tell a stale handle (accepted, deletes nothing) from a made-up one. */
   const receipts = new Map<string, { queue: string; messageId: string }>();
   let endpoint = '';
+  const requests: Record<string, number> = {};
 
   function createQueue(name: string, attributes: Record<string, string> = {}): SqsQueueState {
     if (!/^[A-Za-z0-9_-]{1,80}(\.fifo)?$/.test(name)) throw new SqsError('InvalidParameterValue', `Invalid queue name ${name}`);
@@ -252,8 +255,10 @@ export async function startSqs(opts: { port?: number } = {}): Promise<SqsServer>
       if (req.method !== 'POST' || !target.startsWith('AmazonSQS.')) {
         throw new SqsError('UnknownOperationException', `Unsupported request ${req.method} ${req.url} ${target}`);
       }
-      const action = actions[target.slice('AmazonSQS.'.length)];
+      const name = target.slice('AmazonSQS.'.length);
+      const action = Object.hasOwn(actions, name) ? actions[name] : undefined;
       if (!action) throw new SqsError('UnknownOperationException', `Unknown operation ${target}`);
+      requests[name] = (requests[name] ?? 0) + 1;
       let input: Record<string, unknown>;
       try {
         const text = Buffer.concat(chunks).toString('utf8');
@@ -276,6 +281,7 @@ export async function startSqs(opts: { port?: number } = {}): Promise<SqsServer>
 
   return {
     endpoint,
+    requests,
     createQueue: async (name, attributes) => createQueue(name, attributes).url,
     async close() {
       for (const q of queues.values()) {

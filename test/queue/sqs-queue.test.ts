@@ -49,6 +49,30 @@ describe('SqsQueue', () => {
     await until(async () => await counts(url) === 0);
   });
 
+  it('sends the messages of one tick together, up to 10 per SendMessageBatch, and each send settles on its own', async () => {
+    const { q, url } = await queue();
+    const batches = sqs.requests.SendMessageBatch ?? 0;
+    const singles = sqs.requests.SendMessage ?? 0;
+    await Promise.all(Array.from({ length: 23 }, (_, i) => q.send({ id: `b${i}`, type: 'test', body: i })));
+    expect(sqs.requests.SendMessageBatch - batches).toBe(3);
+    expect((sqs.requests.SendMessage ?? 0) - singles).toBe(0);
+    expect(await counts(url)).toBe(23);
+    // One on its own is a plain SendMessage; one SQS refuses (too large) fails alone, its neighbour is sent.
+    await q.send({ id: 'alone', type: 'test', body: null });
+    expect(sqs.requests.SendMessage - singles).toBe(1);
+    const results = await Promise.allSettled([
+      q.send({ id: 'huge', type: 'test', body: 'x'.repeat(300 * 1024) }),
+      q.send({ id: 'fine', type: 'test', body: 'ok' }),
+    ]);
+    expect(results.map((r) => r.status)).toEqual(['rejected', 'fulfilled']);
+    expect(await counts(url)).toBe(25);
+    const got: string[] = [];
+    q.consume(async (m) => { got.push(m.id); });
+    await until(() => got.length === 25);
+    expect(got).toContain('fine');
+    expect(got).not.toContain('huge');
+  });
+
   it('leaves a message whose handler throws, so SQS delivers it again after the visibility timeout', async () => {
     vi.spyOn(console, 'error').mockImplementation(() => {});
     const { q, url } = await queue({ visibilityTimeoutSeconds: 1 });
