@@ -1,10 +1,9 @@
 /** Workflow definitions (SPEC.md > Workflow): /workflows, their steps and transitions, activate/deactivate.
  * Records answer `{data: <record>}`, deletes 204, as Directus' system endpoints do. */
 import type { Hono } from 'hono';
-import {
-  activateWorkflow, createStep, createTransition, createWorkflow, deactivateWorkflow, deleteStep, deleteTransition,
-  deleteWorkflow, listWorkflows, readWorkflow, updateStep, updateWorkflow,
-} from '../../core/workflow/definitions.ts';
+import { activateWorkflow, deactivateWorkflow } from '../../core/workflow/activation.ts';
+import { createWorkflow, deleteWorkflow, listWorkflows, readWorkflow, updateWorkflow } from '../../core/workflow/definitions.ts';
+import { createStep, createTransition, deleteStep, deleteTransition, updateStep } from '../../core/workflow/steps.ts';
 import { readJson } from '../http/body.ts';
 import { serviceContext } from '../http/context.ts';
 import type { AppEnv } from '../http/env.ts';
