@@ -8,10 +8,12 @@ import type { Accountability } from '../access/accountability.ts';
 import type { ServiceContext } from '../context.ts';
 import { afterCommit } from '../db/after-commit.ts';
 import type { Executor } from '../db/database.ts';
+import { fitEvent } from './fit.ts';
 import { RetryLater, type Queue, type QueueMessage } from '../queue/queue.ts';
 import type { SharedStore } from '../store/shared-store.ts';
 
-/** What an event says about itself: for item events `collection`, `keys` (and `key` on create), `payload`. */
+/** What an event says about itself: for item events `collection`, `keys` (and `key` on create), `payload`
+ * (left out, with `payloadOmitted: true`, when too large for a queue message: core/events/fit.ts). */
 export interface EventMeta {
   collection?: string;
   keys?: (string | number)[];
@@ -92,13 +94,16 @@ export class EventBus {
   emitAction(ex: Executor, event: string, meta: EventMeta, accountability: Accountability | null): void {
     const queue = this.#queue;
     if (!queue || (queue.kind === 'memory' && !this.#actions.has(event))) return;
-    const e: ActionEvent = { id: randomUUID(), event, meta, accountability, emittedAt: new Date().toISOString() };
+    const emittedAt = new Date().toISOString();
     afterCommit(ex, () => {
-      const sent = queue.send({ id: e.id, type: ACTION_MESSAGE, body: e }).catch((err) => {
-        console.error(`events: could not enqueue ${event} ${e.id}:`, err);
-      });
-      this.#inflight.add(sent);
-      void sent.finally(() => this.#inflight.delete(sent));
+      for (const part of fitEvent(meta)) {
+        const e: ActionEvent = { id: randomUUID(), event, meta: part, accountability, emittedAt };
+        const sent = queue.send({ id: e.id, type: ACTION_MESSAGE, body: e }).catch((err) => {
+          console.error(`events: could not enqueue ${event} ${e.id}:`, err);
+        });
+        this.#inflight.add(sent);
+        void sent.finally(() => this.#inflight.delete(sent));
+      }
     });
   }
 

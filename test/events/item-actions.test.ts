@@ -87,6 +87,16 @@ describe('action items.create / update / delete', () => {
     expect(deletes[0].meta).toMatchObject({ collection: 'tags', keys: ['ud1', 'ud2'], payload: ['ud1', 'ud2'] });
   });
 
+  it('an event too large for a queue message goes without its payload', async () => {
+    const calls = record('authors.items.update');
+    const bio = 'x'.repeat(300 * 1024);
+    const res = await t.req('PATCH', '/items/authors/3', { bio });
+    expect(res.status).toBe(200);
+    await until(() => calls.length === 1);
+    expect(calls[0].meta).toEqual({ event: 'authors.items.update', collection: 'authors', keys: [3], payloadOmitted: true });
+    expect((await q('select length(bio) as n from authors where id = 3'))[0].n).toBe(bio.length);
+  });
+
   it('runs after the commit: a handler reading through another connection sees the rows', async () => {
     // A nested create is one multi-statement transaction.
     const seen: unknown[] = [];

@@ -155,6 +155,16 @@ describe('split delivery over SQS', () => {
     }
   });
 
+  it('a change larger than an SQS message still reaches the container, without its payload', async () => {
+    const res = await fn.req('POST', '/items/authors', { name: 'Big', bio: 'x'.repeat(300 * 1024) });
+    expect(res.status).toBe(200);
+    await fn.services.events.drain();
+    await until(() => eventFor(res.body.data) !== undefined);
+    const [, r] = eventFor(res.body.data)!;
+    expect(r.meta).toEqual({ event: 'items.create', collection: 'authors', key: res.body.data, keys: [res.body.data], payloadOmitted: true });
+    expect(r.steady).toBe(1);
+  });
+
   it('a message duplicated on the queue runs each handler once, also when both copies arrive at once', async () => {
     const key = 900_001;
     const event: ActionEvent = {
