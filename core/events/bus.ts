@@ -54,7 +54,7 @@ const CLAIM_TTL_MS = 60_000;
 
 export class EventBus {
   readonly #filters = new Map<string, FilterHandler[]>();
-  readonly #actions = new Map<string, ActionHandler[]>();
+  readonly #actions = new Map<string, { handler: ActionHandler; id: string | undefined }[]>();
   readonly #inflight = new Set<Promise<void>>();
   #queue: Queue | null = null;
   #store: SharedStore | null = null;
@@ -69,8 +69,11 @@ export class EventBus {
     return add(this.#filters, event, handler);
   }
 
-  action(event: string, handler: ActionHandler): () => void {
-    return add(this.#actions, event, handler);
+  /** `opts.id` names the handler for dropping duplicates; without it the handler is known by its position among
+   * the event's handlers, which holds while every instance registers the same handlers in the same order (give an
+   * id where a deployment may change that while events are in flight). */
+  action(event: string, handler: ActionHandler, opts: { id?: string } = {}): () => void {
+    return add(this.#actions, event, { handler, id: opts.id });
   }
 
   hasFilters(event: string): boolean {
@@ -121,9 +124,9 @@ export class EventBus {
     const handlers = this.#actions.get(e.event);
     if (!handlers) return;
     const failures: unknown[] = [];
-    for (const [index, handler] of [...handlers].entries()) {
+    for (const [index, { handler, id }] of [...handlers].entries()) {
       try {
-        await this.#runOnce(`${e.id}:${index}`, () => handler({ ...e.meta, event: e.event }, { accountability: e.accountability, event: e }));
+        await this.#runOnce(`${e.id}:${id ?? index}`, () => handler({ ...e.meta, event: e.event }, { accountability: e.accountability, event: e }));
       } catch (err) {
         failures.push(err);
       }
