@@ -155,9 +155,21 @@ export class EventBus {
   /** The queue consumer of action events in this process (standalone and container). */
   consume(queue: Queue): () => Promise<void> {
     return queue.consume(async (message: QueueMessage) => {
-      if (message.type === ACTION_MESSAGE) await this.dispatch(message.body as ActionEvent);
+      if (message.type !== ACTION_MESSAGE) return;
+      if (!isActionEvent(message.body)) {
+        // Redelivering it would not make it readable: acknowledge and say so.
+        console.error(`events: dropping malformed action event message ${message.id}`);
+        return;
+      }
+      await this.dispatch(message.body);
     });
   }
+}
+
+function isActionEvent(v: unknown): v is ActionEvent {
+  if (typeof v !== 'object' || v === null) return false;
+  const e = v as Record<string, unknown>;
+  return typeof e.id === 'string' && typeof e.event === 'string' && typeof e.meta === 'object' && e.meta !== null;
 }
 
 function add<H>(map: Map<string, H[]>, event: string, handler: H): () => void {

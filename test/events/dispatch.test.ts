@@ -63,3 +63,26 @@ describe('EventBus.dispatch', () => {
     expect(runs).toEqual(['audit', 'new']);
   });
 });
+
+describe('EventBus.consume', () => {
+  it('acknowledges a malformed action message instead of failing on it forever', async () => {
+    const b = bus();
+    const queue = new MemoryQueue({ maxAttempts: 2, retryDelayMs: 5, onDrop: () => { throw new Error('should not be dropped'); } });
+    let runs = 0;
+    b.action('thing', () => { runs += 1; });
+    const errors: unknown[] = [];
+    const original = console.error;
+    console.error = (...args: unknown[]) => { errors.push(args[0]); };
+    try {
+      const stop = b.consume(queue);
+      await queue.send({ id: 'm1', type: 'event.action', body: { event: 'thing' } });
+      await queue.send({ id: 'm2', type: 'event.action', body: event('ok') });
+      await new Promise((r) => setTimeout(r, 50));
+      await stop();
+    } finally {
+      console.error = original;
+    }
+    expect(runs).toBe(1);
+    expect(errors).toEqual(['events: dropping malformed action event message m1']);
+  });
+});
