@@ -20,11 +20,11 @@ import { readableFields, visibleDelta } from './access.ts';
 import { itemExists } from './target.ts';
 import type { Delta } from './types.ts';
 
-interface PreviewVersion { collection: string; item: string; delta: Delta | null }
-
-const VERSION_COLUMN = (id: string) => ({
-  sql: '(select row_to_json(_v)::text from (select collection, item, delta from svc_versions where id = $1::uuid) as _v)',
-  params: [id],
+/** The delta of the version when it is a version of this item (text; '{}' for none), else null: the match is
+ * part of the item's statement, so a foreign and a missing version look alike. */
+const VERSION_COLUMN = (id: string, collection: string, item: string) => ({
+  sql: "(select coalesce(delta::text, '{}') from svc_versions where id = $1::uuid and collection = $2 and item = $3)",
+  params: [id, collection, item],
 });
 
 function requestedFields(input: QueryInput): Set<string> | null {
@@ -45,15 +45,13 @@ function overlay(itemText: string, delta: Delta, pk: string): string {
 export async function previewItem(ctx: ServiceContext, collectionName: string, rawKey: string, versionId: string, input: QueryInput): Promise<string> {
   if (!isUuid(versionId)) throw new InvalidQueryError('"version" must be a uuid.');
   const collection = itemsCollection(ctx, collectionName);
-  const [allowed, { data: itemText, extra }] = await Promise.all([
-    hasAppPermission(ctx, 'versioning:view'),
-    readItemDataWith(ctx, collectionName, rawKey, input, VERSION_COLUMN(versionId)),
-  ]);
-  const version = extra === null ? null : JSON.parse(extra) as PreviewVersion;
   const key = keyOf(primaryField(collection), rawKey);
-  if (!allowed || !version || key === null || version.collection !== collectionName || version.item !== String(key)) throw new ForbiddenError();
+  if (key === null) throw new ForbiddenError();
+  const { data: itemText, extra } = await readItemDataWith(ctx, collectionName, key, input, VERSION_COLUMN(versionId, collectionName, String(key)));
+  if (extra === null || !(await hasAppPermission(ctx, 'versioning:view'))) throw new ForbiddenError();
+  const parsed = JSON.parse(extra) as unknown;
+  const delta: Delta = parsed && typeof parsed === 'object' && !Array.isArray(parsed) ? parsed as Delta : {};
   const pk = collection.primary!;
-  const delta = version.delta && typeof version.delta === 'object' ? version.delta : {};
   if (itemText !== null) return overlay(itemText, delta, pk);
 
   // No row visible: either it exists and the caller may not read it, or it is new content.
