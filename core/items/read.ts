@@ -126,7 +126,7 @@ function coerceKey(ctx: ServiceContext, collectionName: string, key: PrimaryKey)
 }
 
 /** The statement reading one item (`select ... as data`) with its parameters bound. */
-async function oneStatement(ctx: ServiceContext, collectionName: string, key: PrimaryKey, input: QueryInput | Query): Promise<{ sql: string; params: unknown[] }> {
+async function oneStatement(ctx: ServiceContext, collectionName: string, key: PrimaryKey, input: QueryInput | Query): Promise<CompiledRead> {
   itemsCollection(ctx, collectionName);
   checkShareTop(ctx, collectionName, key);
   const pk = coerceKey(ctx, collectionName, key);
@@ -153,10 +153,25 @@ export async function readItemDataWith(
   ctx: ServiceContext, collectionName: string, key: PrimaryKey, input: QueryInput | Query, column: { sql: string; params: unknown[] },
 ): Promise<{ data: string | null; extra: string | null }> {
   const statement = await oneStatement(ctx, collectionName, key, input);
-  const offset = statement.params.length;
-  const extra = column.sql.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + offset}`);
-  const [row] = await run<{ data: string | null; extra: string | null }>(ctx.db, `${statement.sql}, ${extra} as extra`, [...statement.params, ...column.params]);
+  const [row] = await run<{ data: string | null; extra: string | null }>(ctx.db, withColumn(statement, column.sql), [...statement.params, ...column.params]);
   return { data: row.data, extra: row.extra };
+}
+
+/** The item statement's SQL with the extra column, built once per statement text and column (the same string
+ * object each time, so the driver's prepared-statement lookup does not hash a fresh string per request). */
+const withColumnCache = new Map<string, Map<string, string>>();
+
+function withColumn(statement: CompiledRead, column: string): string {
+  let byColumn = withColumnCache.get(column);
+  if (!byColumn) withColumnCache.set(column, byColumn = new Map());
+  let sql = byColumn.get(statement.sql);
+  if (sql === undefined) {
+    const offset = statement.params.length;
+    sql = `${statement.sql}, ${column.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + offset}`)} as extra`;
+    if (byColumn.size >= 1000) byColumn.clear();
+    byColumn.set(statement.sql, sql);
+  }
+  return sql;
 }
 
 /** GET /items/{collection}/{pk}: missing or invisible items are FORBIDDEN, as Directus answers. */
