@@ -15,7 +15,7 @@ import { hasAppPermission, requireAppPermission } from '../access/app-permission
 import { loadPermissions } from '../access/permissions.ts';
 import type { ServiceContext } from '../context.ts';
 import { ForbiddenError } from '../errors.ts';
-import type { Delta, VersionRow } from './types.ts';
+import type { VersionRow } from './types.ts';
 
 export function isCreator(ctx: ServiceContext, version: VersionRow): boolean {
   return ctx.accountability.user !== null && ctx.accountability.user === version.user_created;
@@ -45,12 +45,4 @@ export async function readableFields(ctx: ServiceContext, collection: string): P
 export async function requireViewer(ctx: ServiceContext, collection: string): Promise<Set<string> | null> {
   await requireAppPermission(ctx, 'versioning:view');
   return readableFields(ctx, collection);
-}
-
-/** The delta without the fields the caller may not read. */
-export function visibleDelta(delta: Delta | null, fields: Set<string> | null): Delta | null {
-  if (!delta || !fields) return delta;
-  const out: Delta = {};
-  for (const [k, v] of Object.entries(delta)) if (fields.has(k)) out[k] = v;
-  return out;
 }

@@ -16,7 +16,9 @@ import { itemsCollection } from '../items/collection.ts';
 import { readItemDataWith, type QueryInput } from '../items/read.ts';
 import { keyOf, primaryField } from '../items/write/keys.ts';
 import { isUuid } from '../uuid.ts';
-import { readableFields, visibleDelta } from './access.ts';
+import { loadPermissions } from '../access/permissions.ts';
+import { readableFields } from './access.ts';
+import { readableDelta } from './readable-delta.ts';
 import { itemExists } from './target.ts';
 import type { Delta } from './types.ts';
 
@@ -50,17 +52,18 @@ export async function previewItem(ctx: ServiceContext, collectionName: string, r
   const { data: itemText, extra } = await readItemDataWith(ctx, collectionName, key, input, VERSION_COLUMN(versionId, collectionName, String(key)));
   if (extra === null || !(await hasAppPermission(ctx, 'versioning:view'))) throw new ForbiddenError();
   const parsed = JSON.parse(extra) as unknown;
-  const delta: Delta = parsed && typeof parsed === 'object' && !Array.isArray(parsed) ? parsed as Delta : {};
+  const raw: Delta = parsed && typeof parsed === 'object' && !Array.isArray(parsed) ? parsed as Delta : {};
+  const delta = ctx.accountability.admin ? raw : readableDelta(ctx.schema, await loadPermissions(ctx), collectionName, raw);
   const pk = collection.primary!;
   if (itemText !== null) return overlay(itemText, delta, pk);
 
   // No row visible: either it exists and the caller may not read it, or it is new content.
   if (await itemExists(ctx, { collection, key })) throw new ForbiddenError();
-  const readable = await readableFields(ctx, collectionName);
+  await readableFields(ctx, collectionName);
   const asked = requestedFields(input);
   const data: Record<string, unknown> = {};
   if (!asked || asked.has(pk)) data[pk] = key;
-  for (const [k, v] of Object.entries(visibleDelta(delta, readable) ?? {})) {
+  for (const [k, v] of Object.entries(delta)) {
     if (k !== pk && (!asked || asked.has(k)) && Object.hasOwn(collection.fields, k)) data[k] = v;
   }
   return JSON.stringify({ data });

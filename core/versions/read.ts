@@ -8,7 +8,8 @@ import type { ServiceContext } from '../context.ts';
 import { ForbiddenError } from '../errors.ts';
 import { readItemData, readItems } from '../items/read.ts';
 import type { Query } from '../query/types.ts';
-import { requireViewer, visibleDelta } from './access.ts';
+import { requireViewer } from './access.ts';
+import { readableDelta } from './readable-delta.ts';
 import { checkVersionQuery, scopedToCollections } from './query-scope.ts';
 import { loadVersion } from './rows.ts';
 import { hashText, mainItemText, storedTarget } from './target.ts';
@@ -29,10 +30,9 @@ function withCollection(query: Query): { query: Query; drop: boolean } {
   return { query: { ...query, fields: [...fields, 'collection'] }, drop: true };
 }
 
-function cutDelta(record: Record_, permissions: PermissionSet, drop: boolean): Record_ {
+function cutDelta(ctx: ServiceContext, record: Record_, permissions: PermissionSet, drop: boolean): Record_ {
   if (record.delta && typeof record.delta === 'object' && typeof record.collection === 'string') {
-    const fields = permissions.get(record.collection, 'read')?.fields ?? new Set<string>();
-    record.delta = visibleDelta(record.delta as Delta, fields);
+    record.delta = readableDelta(ctx.schema, permissions, record.collection, record.delta as Delta);
   }
   if (drop) delete record.collection;
   return record;
@@ -55,7 +55,7 @@ export async function listVersions(ctx: ServiceContext, query: Query): Promise<s
   const text = await readItems(elevated(ctx), COLLECTION, scopedToCollections(q, collections.length ? collections : ['']));
   if (query.aggregate) return text;
   const body = JSON.parse(text) as { data: Record_[]; meta?: unknown };
-  body.data = body.data.map((r) => cutDelta(r, permissions, drop));
+  body.data = body.data.map((r) => cutDelta(ctx, r, permissions, drop));
   return JSON.stringify(body);
 }
 
@@ -76,7 +76,7 @@ export async function readVersion(ctx: ServiceContext, id: string, query: Query)
   const { query: q, drop } = withCollection(query);
   const text = await readItemData(elevated(ctx), COLLECTION, version.id, q);
   if (text === null) throw new ForbiddenError();
-  return JSON.stringify({ data: cutDelta(JSON.parse(text) as Record_, await loadPermissions(ctx), drop) });
+  return JSON.stringify({ data: cutDelta(ctx, JSON.parse(text) as Record_, await loadPermissions(ctx), drop) });
 }
 
 /** Directus' compare: `{outdated, mainHash, current: <delta>, main: <item as the caller reads it>}`. */
@@ -86,14 +86,14 @@ export async function compareVersion(ctx: ServiceContext, id: string): Promise<R
     await requireAppPermission(ctx, 'versioning:view');
     throw new ForbiddenError();
   }
-  const fields = await requireViewer(ctx, version.collection);
+  await requireViewer(ctx, version.collection);
   const target = storedTarget(ctx, version.collection, version.item);
   const hash = hashText(await mainItemText(ctx, target));
   const mainText = hash === null ? null : await readItemData(ctx, version.collection, target.key, { fields: ['*'] });
   return {
     outdated: hash !== version.hash,
     mainHash: hash,
-    current: visibleDelta(version.delta, fields) ?? {},
+    current: readableDelta(ctx.schema, ctx.accountability.admin ? null : await loadPermissions(ctx), version.collection, version.delta),
     main: mainText === null ? null : JSON.parse(mainText),
   };
 }

@@ -7,7 +7,9 @@ import type { ServiceContext } from '../context.ts';
 import { inTransaction } from '../db/database.ts';
 import { ForbiddenError, InvalidPayloadError } from '../errors.ts';
 import { readItemData } from '../items/read.ts';
-import { readableFields, requireAuthor, visibleDelta } from './access.ts';
+import { loadPermissions } from '../access/permissions.ts';
+import { requireAuthor } from './access.ts';
+import { readableDelta } from './readable-delta.ts';
 import { checkDelta, parseDelta } from './delta.ts';
 import { parseUpdate } from './input.ts';
 import { loadVersion } from './rows.ts';
@@ -58,9 +60,8 @@ export async function saveVersion(ctx: ServiceContext, id: string, raw: unknown)
     const merged: Delta = { ...(version.delta ?? {}), ...partial };
     await changeVersion(t, version.id, await deltaChange(t, version, merged));
     const target = storedTarget(t, version.collection, version.item);
-    const fields = await readableFields(t, version.collection).catch(() => new Set<string>());
     const main = await readItemData(t, version.collection, target.key, { fields: ['*'] });
     const base = main === null ? { [target.collection.primary!]: target.key } : JSON.parse(main) as Record<string, unknown>;
-    return { ...base, ...visibleDelta(merged, fields) };
+    return { ...base, ...readableDelta(t.schema, t.accountability.admin ? null : await loadPermissions(t), version.collection, merged) };
   });
 }

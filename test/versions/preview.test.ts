@@ -18,6 +18,7 @@ beforeAll(async () => {
   await principal(t, 'site', [
     { collection: 'articles', action: 'read', fields: ['id', 'title', 'body', 'status', 'views'] },
     { collection: 'posts', action: 'read', permissions: { status: { _eq: 'published' } } },
+    { collection: 'authors', action: 'read', fields: ['id', 'name'] },
   ], ['versioning:view']);
   await principal(t, 'reader', [{ collection: 'articles', action: 'read' }], []);
   const mk = async (body: Record<string, unknown>) => (await t.req('POST', '/versions', body, as('editor'))).body.data as string;
@@ -88,6 +89,22 @@ describe('who may preview', () => {
     expect(fresh.body).toEqual({ data: { id: newArticle, title: 'Not yet published' } });
     const asked = await t.req('GET', `/items/articles/${newArticle}?version=${newVersion}&fields=title`, undefined, as('site'));
     expect(asked.body).toEqual({ data: { title: 'Not yet published' } });
+  });
+
+  it('nested write shapes in relation fields are cut to what the caller may read in the related collections', async () => {
+    const v = (await t.req('POST', '/versions', { key: 'nested', collection: 'posts', item: '2', delta: {
+      author: { name: 'New author', email: 'hidden@example.com', bio: 'hidden' },
+      comments: { create: [{ text: 'hidden comment' }], update: [], delete: [] },
+    } }, as('editor'))).body.data;
+    const site = await t.req('GET', `/items/posts/2?version=${v}&fields=id,author,comments`, undefined, as('site'));
+    expect(site.status).toBe(200);
+    // authors: only id and name readable; comments: not readable at all (the field is not in the read either).
+    expect(site.body.data).toEqual({ id: 2, author: { name: 'New author' } });
+    const admin = await t.req('GET', `/items/posts/2?version=${v}&fields=id,author,comments`);
+    expect(admin.body.data.author).toEqual({ name: 'New author', email: 'hidden@example.com', bio: 'hidden' });
+    expect(admin.body.data.comments).toEqual({ create: [{ text: 'hidden comment' }], update: [], delete: [] });
+    const listed = await t.req('GET', `/versions/${v}?fields=delta`, undefined, as('site'));
+    expect(listed.body.data.delta).toEqual({ author: { name: 'New author' }, comments: { create: [], update: [] , delete: [] } });
   });
 
   it('row permissions still apply: an item the caller cannot read is 403 with or without a version', async () => {
