@@ -29,6 +29,11 @@ const VERSION_COLUMN = (id: string, collection: string, item: string) => ({
   params: [id, collection, item],
 });
 
+function hasObjectValue(delta: Delta): boolean {
+  for (const k in delta) if (delta[k] !== null && typeof delta[k] === 'object') return true;
+  return false;
+}
+
 function requestedFields(input: QueryInput): Set<string> | null {
   const query = typeof input.query === 'function' ? input.query() : input.query;
   if (!query.fields || query.fields.length === 0 || query.fields.includes('*')) return null;
@@ -53,7 +58,8 @@ export async function previewItem(ctx: ServiceContext, collectionName: string, r
   if (extra === null || !(await hasAppPermission(ctx, 'versioning:view'))) throw new ForbiddenError();
   const parsed = JSON.parse(extra) as unknown;
   const raw: Delta = parsed && typeof parsed === 'object' && !Array.isArray(parsed) ? parsed as Delta : {};
-  const delta = ctx.accountability.admin ? raw : readableDelta(ctx.schema, await loadPermissions(ctx), collectionName, raw);
+  // Top-level fields are cut by the overlay itself (only fields the read returned); nested values need the cut.
+  const delta = ctx.accountability.admin || (itemText !== null && !hasObjectValue(raw)) ? raw : readableDelta(ctx.schema, await loadPermissions(ctx), collectionName, raw);
   const pk = collection.primary!;
   if (itemText !== null) return overlay(itemText, delta, pk);
 
