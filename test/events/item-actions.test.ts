@@ -2,6 +2,7 @@
  * rolled-back change, with collection, keys, payload and the caller; at least once with duplicates dropped. */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { run } from '../../core/db/database.ts';
+import { InvalidPayloadError } from '../../core/errors.ts';
 import type { ActionContext, EventMeta } from '../../core/events/bus.ts';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
 import { createContentModel } from '../helpers/fixtures.ts';
@@ -108,6 +109,29 @@ describe('action items.create / update / delete', () => {
     expect(res.status).toBe(200);
     await until(() => seen.length > 0);
     expect(seen).toEqual([{ name: 'Committed', title: 'Child' }]);
+  });
+
+  it('nested rows are item writes of their own collection: posts.items.create filter and action fire for them', async () => {
+    const posts = record('posts.items.create');
+    off.push(t.services.events.filter('posts.items.create', (payload: Record<string, unknown>) => ({ ...payload, title: `${payload.title} (filtered)` })));
+    const res = await t.req('POST', '/items/authors', { name: 'Nester', posts: [{ title: 'First' }, { title: 'Second' }] });
+    expect(res.status).toBe(200);
+    await until(() => posts.length === 2);
+    expect(posts.map((c) => c.meta.payload).map((p) => (p as { title: string }).title).sort()).toEqual(['First (filtered)', 'Second (filtered)']);
+    expect(posts.every((c) => (c.meta.payload as { author: unknown }).author === res.body.data)).toBe(true);
+    const stored = await q<{ title: string }>('select title from posts where author = $1 order by title', [res.body.data]);
+    expect(stored.map((r) => r.title)).toEqual(['First (filtered)', 'Second (filtered)']);
+  });
+
+  it('a nested row refused by its filter refuses the whole write', async () => {
+    const calls = record('items.create');
+    off.push(t.services.events.filter('posts.items.create', () => { throw new InvalidPayloadError('No posts today.'); }));
+    const res = await t.req('POST', '/items/authors', { name: 'NestRefused', posts: [{ title: 'x' }] });
+    expect(res.status).toBe(400);
+    expect(res.body.errors[0].message).toBe('No posts today.');
+    expect((await q("select count(*)::int as n from authors where name = 'NestRefused'"))[0].n).toBe(0);
+    await settle();
+    expect(calls).toHaveLength(0);
   });
 
   it('never runs for a rolled-back change (nested write failing after the row, batch with a bad second item)', async () => {

@@ -13,11 +13,35 @@ import { SortSequence } from './sort.ts';
 import { keyFromRow } from './sql.ts';
 import type { Payload, PrimaryKey, WriteContext } from './types.ts';
 import { updateMany } from './update.ts';
+import { emitItems, filterItems } from './events.ts';
 
 async function exists(w: WriteContext, collection: CollectionOverview, key: PrimaryKey): Promise<boolean> {
   const pk = ident(collection.primary!);
   const rows = await run(w.trx, `select 1 from ${ident(collection.collection)} where ${pk} = $1`, [key]);
   return rows.length > 0;
+}
+
+/** Nested rows are item writes of their own collection: they pass its filter events and emit its action events
+ * (after the parent's transaction commits), as Directus' nested ItemsService calls do. */
+async function nestedCreate(w: WriteContext, related: CollectionOverview, payload: Payload, depth: number): Promise<PrimaryKey> {
+  const data = await filterItems(w.service, 'create', related.collection, payload);
+  const key = await createOne(w, related, data, depth);
+  emitItems(w.service, 'create', related.collection, [key], data);
+  return key;
+}
+
+async function nestedUpdate(w: WriteContext, related: CollectionOverview, keys: PrimaryKey[], payload: Payload, depth: number): Promise<PrimaryKey[]> {
+  const data = await filterItems(w.service, 'update', related.collection, payload, { keys });
+  const written = await updateMany(w, related, keys, data, depth);
+  emitItems(w.service, 'update', related.collection, written, data);
+  return written;
+}
+
+async function nestedDelete(w: WriteContext, related: CollectionOverview, keys: PrimaryKey[]): Promise<PrimaryKey[]> {
+  const list = await filterItems(w.service, 'delete', related.collection, keys);
+  const deleted = await deleteMany(w, related, list);
+  emitItems(w.service, 'delete', related.collection, deleted, deleted);
+  return deleted;
 }
 
 /** Directus' upsert of a nested object: update when its key names an existing row, else create. */
@@ -27,11 +51,11 @@ async function upsertRelated(w: WriteContext, related: CollectionOverview, value
   if (raw !== null && raw !== undefined) {
     const key = keyOf(primaryField(related), raw);
     if (key !== null && await exists(w, related, key)) {
-      if (Object.keys(value).length > 1) await updateMany(w, related, [key], value, depth);
+      if (Object.keys(value).length > 1) await nestedUpdate(w, related, [key], value, depth);
       return key;
     }
   }
-  return createOne(w, related, value, depth);
+  return nestedCreate(w, related, value, depth);
 }
 
 /** Writes the M2O / A2O objects of a payload and puts their keys into its columns. */
@@ -68,8 +92,8 @@ async function deselect(
     keys.length ? [parentKey, keys] : [parentKey]);
   const found = rows.map((r) => keyFromRow(r.pk));
   if (found.length === 0) return;
-  if (t.relation.meta.one_deselect_action === 'delete') await deleteMany(w, related, found);
-  else await updateMany(w, related, found, { [fk]: null }, depth);
+  if (t.relation.meta.one_deselect_action === 'delete') await nestedDelete(w, related, found);
+  else await nestedUpdate(w, related, found, { [fk]: null }, depth);
 }
 
 /** The many side's link of an existing child (undefined when the row does not exist). */
@@ -103,7 +127,7 @@ export async function writeToMany(w: WriteContext, parentKey: PrimaryKey, t: ToM
         const link = await linkOf(w, t, key);
         if (link === undefined) throw new ForbiddenError();
         // Already linked: nothing to write (Directus skips it too, so no update activity is recorded).
-        if (!linkedTo(link, parentKey)) await updateMany(w, related, [key], await withSort({ [fk]: parentKey }, true, 'update'), childDepth);
+        if (!linkedTo(link, parentKey)) await nestedUpdate(w, related, [key], await withSort({ [fk]: parentKey }, true, 'update'), childDepth);
         saved.push(key);
       } else if (isPlainObject(item)) {
         saved.push(await upsertChild(w, t, parentKey, item, childDepth, withSort));
@@ -123,14 +147,14 @@ export async function writeToMany(w: WriteContext, parentKey: PrimaryKey, t: ToM
   const { create = [], update = [], delete: remove = [] } = value as { create?: unknown[]; update?: unknown[]; delete?: unknown[] };
   for (const item of create) {
     if (!isPlainObject(item)) throw structureError(`"${t.field}.create" must contain objects`);
-    await createOne(w, related, await withSort({ ...item, [fk]: parentKey }, true, 'create'), childDepth);
+    await nestedCreate(w, related, await withSort({ ...item, [fk]: parentKey }, true, 'create'), childDepth);
   }
   for (const item of update) {
     if (!isPlainObject(item)) throw structureError(`"${t.field}.update" must contain objects`);
     const key = childKey(related, item[related.primary!]);
     const link = await linkOf(w, t, key);
     if (link === undefined) throw new ForbiddenError();
-    await updateMany(w, related, [key], await withSort({ ...item, [fk]: parentKey }, !linkedTo(link, parentKey), 'update'), childDepth);
+    await nestedUpdate(w, related, [key], await withSort({ ...item, [fk]: parentKey }, !linkedTo(link, parentKey), 'update'), childDepth);
   }
   if (remove.length > 0) await deselect(w, t, parentKey, unique(remove.map((k) => childKey(related, k))), 'only', childDepth);
 }
@@ -148,9 +172,9 @@ async function upsertChild(
     const key = keyOf(primaryField(related), raw);
     const link = key === null ? undefined : await linkOf(w, t, key);
     if (key !== null && link !== undefined) {
-      await updateMany(w, related, [key], await withSort(payload, !linkedTo(link, parentKey), 'update'), depth);
+      await nestedUpdate(w, related, [key], await withSort(payload, !linkedTo(link, parentKey), 'update'), depth);
       return key;
     }
   }
-  return createOne(w, related, await withSort(payload, true, 'create'), depth);
+  return nestedCreate(w, related, await withSort(payload, true, 'create'), depth);
 }
