@@ -11,6 +11,9 @@
  *    BENCH_CONNECTIONS connections;
  * 6. prints a markdown table, writes test/bench/results.md and results.json, stops both and drops the database.
  *
+ * Rows l (preview read vs plain read) and m (promotes/s) run on their own database (test/bench/versions.ts):
+ * `BENCH_SCENARIOS=l,m npm run bench`; BENCH_PROMOTES sets the number of drafts promoted (default 2000).
+ *
  * Other knobs: BENCH_RATE_LIMITER=1 (limiter on, limits too high to trip), BENCH_SCENARIOS=a,b,f (subset), BENCH_KEEP_DB=1 (keep svc_bench), BENCH_INDEXES=0 (see below). */
 import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
