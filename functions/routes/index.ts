@@ -26,6 +26,7 @@ import { mountWorkflowRoutes } from './workflows.ts';
 import { mountWorkflowTaskRoutes } from './workflow-tasks.ts';
 import { mountWorkflowInstanceRoutes } from './workflow-instances.ts';
 import { mountVersionRoutes } from './versions.ts';
+import { mountNotifyAdminRoutes } from './notify-admin.ts';
 
 export function mountFunctionRoutes(app: Hono<AppEnv>): void {
   mountServerRoutes(app);
@@ -53,4 +54,5 @@ export function mountFunctionRoutes(app: Hono<AppEnv>): void {
   mountWorkflowTaskRoutes(app);
   mountWorkflowInstanceRoutes(app);
   mountVersionRoutes(app);
+  mountNotifyAdminRoutes(app);
 }
