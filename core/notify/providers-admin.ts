@@ -55,6 +55,7 @@ export async function readProvider(ctx: ServiceContext, rawId: string, input: Qu
 
 function webhookSecret(v: unknown, secret: string): string | null | undefined {
   const s = optionalString('webhook_secret', v, WEBHOOK_SECRET_MAX);
+  if (s === MASK) throw new InvalidPayloadError('"webhook_secret" has no stored value to keep.', { field: 'webhook_secret' });
   if (s === undefined || s === null || s === '') return s === '' ? null : s;
   return sealValue(s, secret);
 }
@@ -75,7 +76,7 @@ export async function createProvider(ctx: ServiceContext, body: unknown): Promis
   const name = requiredString('name', input.name);
   const channel = oneOf('channel', input.channel, CHANNELS);
   const type = validateProviderType(channel, input.type);
-  const config = validateProviderConfig(channel, type, input.config);
+  const config = validateProviderConfig(channel, type, keepMasked(optionalObject('config', input.config) ?? {}, {}));
   const isPrimary = optionalBoolean('is_primary', input.is_primary) ?? false;
   const payload: Row = {
     name, channel, type, config: sealObject(config, secret), is_primary: isPrimary,

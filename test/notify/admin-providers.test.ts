@@ -90,6 +90,9 @@ describe('create and validation', () => {
       [{ name: 'i', channel: 'inapp', config: { x: 1 } }, 'config.x'],
       [smtp({ is_primary: 'yes' }), 'is_primary'],
       [smtp({ extra: 1 }), 'extra'],
+      [smtp({ webhook_secret: MASK }), 'webhook_secret'],
+      [smtp({ webhook_secret: 'x'.repeat(129) }), 'webhook_secret'],
+      [smtp({ config: { host: 'h', port: 25, from: 'a@b.co', pass: MASK } }), 'config.pass'],
     ];
     for (const [body, field] of bad) {
       const res = await t.req('POST', '/notify/providers', body);
@@ -162,6 +165,14 @@ describe('updates', () => {
     // Concurrent promotions still leave one primary.
     await Promise.all([a, b, c].map((id) => t.req('PATCH', `/notify/providers/${id}/primary`)));
     expect(await primaries('chat')).toHaveLength(1);
+    // Concurrent creations as primary too.
+    const created = await Promise.all([1, 2, 3].map((n) => t.req('POST', '/notify/providers', { name: `I${n}`, channel: 'inapp', is_primary: true })));
+    expect(created.map((r) => r.status)).toEqual([200, 200, 200]);
+    expect(await primaries('inapp')).toHaveLength(1);
+    // A failed promotion changes nothing (validation runs before the demotion, all in one transaction).
+    const before = await primaries('chat');
+    expect((await t.req('PATCH', `/notify/providers/${[a, b, c].find((x) => x !== before[0])}`, { is_primary: true, config: { url: 'ftp://x' } })).status).toBe(400);
+    expect(await primaries('chat')).toEqual(before);
     // A disabled primary is not the enabled primary.
     const [p] = await primaries('chat');
     await t.req('PATCH', `/notify/providers/${p}`, { enabled: false });
