@@ -28,6 +28,6 @@ export function assertJsonSchema(field: string, schema: unknown): void {
   } catch (err) {
     throw new InvalidPayloadError(`"${field}" is not a valid JSON schema: ${String((err as Error).message ?? err).slice(0, 300)}`, { field });
   } finally {
-    ajv.removeSchema(schema as object);
+    if (typeof schema === 'object') ajv.removeSchema(schema);
   }
 }

@@ -78,6 +78,12 @@ describe('templates', () => {
     expect((await t.req('POST', '/notify/templates', { id: 'order', name: 'Order', channels: ['email', 'chat'], cc_admin: true, layout_id: 'base', status: 'published', variables_schema: schema })).status).toBe(200);
     expect((await t.req('GET', '/notify/templates/order')).body.data).toMatchObject({ channels: ['email', 'chat'], cc_admin: true, layout_id: 'base', status: 'published', variables_schema: schema });
     expect((await t.req('POST', '/notify/templates', { id: 'order', name: 'Dup' })).status).toBe(409);
+    // Schemas with the same $id, and boolean schemas, compile independently of what was checked before.
+    for (const id of ['with-id-1', 'with-id-2']) {
+      expect((await t.req('POST', '/notify/templates', { id, name: id, variables_schema: { $id: 'https://example.com/s', type: 'object' } })).status).toBe(200);
+    }
+    expect((await t.req('PATCH', '/notify/templates/with-id-1', { variables_schema: true })).status).toBe(200);
+    await expect400('PATCH', '/notify/templates/with-id-2', { variables_schema: { $ref: 'https://nowhere.example.com/x' } }, 'variables_schema');
     expect((await t.req('GET', '/notify/templates?filter[status][_eq]=published&fields=id')).body).toEqual({ data: [{ id: 'order' }] });
     await expect400('PATCH', '/notify/templates/order', { status: 'gone' }, 'status');
     await expect400('PATCH', '/notify/templates/order', { id: 'renamed' }, 'id');
