@@ -34,9 +34,13 @@ const server = serve({ fetch: app.fetch, hostname: config.host, port: config.por
   console.log(`svc ${mode} listening on http://${info.address}:${info.port} (${services.database.kind})`);
 });
 
-// Action events are consumed where the extension host runs: the container, or standalone (the in-process queue
-// starts its consumer itself; standalone on SQS consumes here). The functions half only sends.
-if (mode !== 'functions') services.consumeEvents();
+// Action events and notify wake-ups are consumed where the extension host and the notify worker run: the
+// container, or standalone (the in-process queue starts both itself; standalone on SQS starts them here). The
+// functions half only sends.
+if (mode !== 'functions') {
+  services.consumeEvents();
+  services.notify.start();
+}
 
 // Expired resumable uploads are removed by the process that serves /tus (TUS_CLEANUP_SCHEDULE).
 const stopTusCleanup = mode === 'functions' ? () => {} : startTusCleanup(services);

@@ -58,6 +58,21 @@ export interface Config {
   awsRegion: string;
   /** WORKFLOW_TIMEOUT_INTERVAL: how often the container scans for workflow step timeouts (default 30s). */
   workflowTimeoutIntervalMs: number;
+  /** NOTIFY_*: the notification outbox worker (core/notify/outbox). */
+  notify: NotifyConfig;
+}
+
+export interface NotifyConfig {
+  /** NOTIFY_MAX_ATTEMPTS (5): sends tried before a log is failed. */
+  maxAttempts: number;
+  /** NOTIFY_SCAN_INTERVAL (5s): how often the worker looks for due logs without being woken. */
+  scanIntervalMs: number;
+  /** NOTIFY_RETRY_DELAY (30s): the first retry's delay, doubled on each further attempt. */
+  retryDelayMs: number;
+  /** NOTIFY_RETRY_MAX_DELAY (1h): the cap of that backoff. */
+  retryMaxDelayMs: number;
+  /** NOTIFY_LEASE (5m): a log left in sending this long (its worker died) is taken again. */
+  leaseMs: number;
 }
 
 type Env = Record<string, string | undefined>;
@@ -156,5 +171,12 @@ export function loadConfig(env: Env = process.env): Config {
     sqsEndpoint: opt(env, 'SQS_ENDPOINT'),
     awsRegion: str(env, 'AWS_REGION', 'us-east-1'),
     workflowTimeoutIntervalMs: parseDuration(str(env, 'WORKFLOW_TIMEOUT_INTERVAL', '30s')),
+    notify: {
+      maxAttempts: Math.max(1, int(env, 'NOTIFY_MAX_ATTEMPTS', 5)),
+      scanIntervalMs: Math.max(10, parseDuration(str(env, 'NOTIFY_SCAN_INTERVAL', '5s'))),
+      retryDelayMs: parseDuration(str(env, 'NOTIFY_RETRY_DELAY', '30s')),
+      retryMaxDelayMs: parseDuration(str(env, 'NOTIFY_RETRY_MAX_DELAY', '1h')),
+      leaseMs: Math.max(1000, parseDuration(str(env, 'NOTIFY_LEASE', '5m'))),
+    },
   };
 }

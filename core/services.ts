@@ -11,6 +11,10 @@ import { EventBus } from './events/bus.ts';
 import { registerWorkflowHooks } from './workflow/start.ts';
 import { openQueue } from './queue/index.ts';
 import type { Queue } from './queue/queue.ts';
+import { routeMessages } from './queue/router.ts';
+import { ACTION_MESSAGE } from './events/bus.ts';
+import { NotifyWorker } from './notify/outbox/worker.ts';
+import { WAKE_MESSAGE } from './notify/wake.ts';
 
 export interface Services {
   config: Config;
@@ -24,8 +28,12 @@ export interface Services {
   events: EventBus;
   /** In-process, or SQS in the split topology. */
   queue: Queue;
-  /** Consumes action events from the queue in this process (container and standalone; the functions half of a
-   * split deployment leaves them to the container). Started automatically with the in-process queue. */
+  /** The notification outbox worker (core/notify/outbox). Runs where the container half runs (container and
+   * standalone: `notify.start()`); started automatically with the in-process queue, as consumeEvents. */
+  notify: NotifyWorker;
+  /** Consumes the queue in this process (container and standalone; the functions half of a split deployment
+   * leaves it to the container): one consumer routing action events to the event bus and `notify.wake` to the
+   * notify worker (core/queue/router.ts). Started automatically with the in-process queue. */
   consumeEvents(): void;
   close(): Promise<void>;
 }
@@ -54,9 +62,18 @@ export async function createServices(config: Config, opts: StartOptions = {}): P
   const events = new EventBus();
   events.connect(queue, store);
   registerWorkflowHooks(events);
+  const notify = new NotifyWorker(database.db, config);
   let stopConsuming: (() => Promise<void>) | null = null;
-  const consumeEvents = () => { stopConsuming ??= events.consume(queue); };
-  if (queue.kind === 'memory') consumeEvents();
+  const consumeEvents = () => {
+    stopConsuming ??= queue.consume(routeMessages({
+      [ACTION_MESSAGE]: (message) => events.handleMessage(message),
+      [WAKE_MESSAGE]: async () => notify.wake(),
+    }));
+  };
+  if (queue.kind === 'memory') {
+    consumeEvents();
+    notify.start();
+  }
   return {
     config,
     database,
@@ -66,10 +83,12 @@ export async function createServices(config: Config, opts: StartOptions = {}): P
     storage: new StorageRegistry(database.db, config),
     events,
     queue,
+    notify,
     consumeEvents,
     async close() {
       await events.drain();
       await stopConsuming?.();
+      await notify.stop();
       await queue.close();
       await store.close();
       await database.close();

@@ -152,17 +152,21 @@ export class EventBus {
     }
   }
 
-  /** The queue consumer of action events in this process (standalone and container). */
+  /** The queue consumer of action events alone (a process whose queue carries nothing else). Processes that
+   * share the queue with other consumers route through core/queue/router.ts to `handleMessage`. */
   consume(queue: Queue): () => Promise<void> {
-    return queue.consume(async (message: QueueMessage) => {
-      if (message.type !== ACTION_MESSAGE) return;
-      if (!isActionEvent(message.body)) {
-        // Redelivering it would not make it readable: acknowledge and say so.
-        console.error(`events: dropping malformed action event message ${message.id}`);
-        return;
-      }
-      await this.dispatch(message.body);
-    });
+    return queue.consume((message) => this.handleMessage(message));
+  }
+
+  /** Handles one `event.action` queue message (other types are not for the bus: acknowledged untouched). */
+  async handleMessage(message: QueueMessage): Promise<void> {
+    if (message.type !== ACTION_MESSAGE) return;
+    if (!isActionEvent(message.body)) {
+      // Redelivering it would not make it readable: acknowledge and say so.
+      console.error(`events: dropping malformed action event message ${message.id}`);
+      return;
+    }
+    await this.dispatch(message.body);
   }
 }
 

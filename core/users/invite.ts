@@ -4,10 +4,11 @@
 import { randomUUID } from 'node:crypto';
 import type { ServiceContext } from '../context.ts';
 import { inTransaction, run } from '../db/database.ts';
-import { ForbiddenError, InvalidPayloadError, ServiceUnavailableError } from '../errors.ts';
+import { ForbiddenError, InvalidPayloadError } from '../errors.ts';
 import { enforcePasswordPolicy } from '../auth/password-policy.ts';
 import { hashPassword } from '../auth/passwords.ts';
-import { linkMessage, sendMail } from '../mail/mailer.ts';
+import { linkMessage } from '../mail/mailer.ts';
+import { queueDirectEmail } from '../notify/direct.ts';
 import type { Services } from '../services.ts';
 import { userByEmail, requiredString } from './lookup.ts';
 import { checkEmail } from './payload.ts';
@@ -32,9 +33,8 @@ export async function inviteUsers(services: Services, ctx: ServiceContext, body:
   const link = (token: string) => mailLink(body.invite_url, config.userInviteUrlAllowList, fallback, token, 'invite users');
   link('check'); // rejects a disallowed invite_url before anything is written
 
-  // All or nothing: the mails go out before anything is written (an invite token names only the email), so
-  // a mail server that can't be reached leaves no invited user behind. If a later mail of a batch fails, the
-  // links already sent lead nowhere: accepting answers that the email hasn't been invited.
+  // One transaction: the invited users and their mails (pending logs of the notification outbox, sent and retried
+  // by its worker), so the answer does not depend on the mail server and nothing is half-written.
   const [known] = await run(ctx.db, 'select 1 from svc_roles where id = $1', [role]);
   if (!known) throw new InvalidPayloadError(`Role "${role}" doesn't exist.`);
   const toCreate: string[] = [];
@@ -48,25 +48,21 @@ export async function inviteUsers(services: Services, ctx: ServiceContext, body:
       toMail.push(user.email);
     } // anyone else already has an account: nothing to send
   }
+  if (toMail.length === 0) return;
+  const tokens = await Promise.all(toMail.map((email) => signMailToken({ email, scope: 'invite' }, config.secret, config.userInviteTokenTtlMs)));
 
-  for (const email of toMail) {
-    const token = await signMailToken({ email, scope: 'invite' }, config.secret, config.userInviteTokenTtlMs);
-    try {
-      await sendMail(config, linkMessage(email, "You've been invited",
-        `You have been invited to ${config.projectName}. Open the link below to accept the invitation and choose a password.`, link(token)));
-    } catch (err) {
-      throw new ServiceUnavailableError('Could not send the invitation email; nobody was invited.', err instanceof Error ? err.message : String(err));
-    }
-  }
-
-  if (toCreate.length === 0) return;
   await inTransaction(ctx.db, async (trx) => {
     for (const email of toCreate) {
       // A concurrent invitation or sign-up of the same address wins; this one then has nothing to add.
       await run(trx, "insert into svc_users (id, email, role, status) values ($1, $2, $3, 'invited') on conflict do nothing", [randomUUID(), email, role]);
     }
+    for (const [i, email] of toMail.entries()) {
+      const mail = linkMessage(email, "You've been invited",
+        `You have been invited to ${config.projectName}. Open the link below to accept the invitation and choose a password.`, link(tokens[i]));
+      await queueDirectEmail(trx, services.queue, { to: mail.to, subject: mail.subject, html: mail.html, kind: 'invite' });
+    }
   });
-  await services.schema.invalidate();
+  if (toCreate.length) await services.schema.invalidate();
 }
 
 export async function acceptInvite(services: Services, body: Record<string, unknown>): Promise<void> {

@@ -7,7 +7,7 @@ import { run } from '../db/database.ts';
 import { InvalidTokenError } from '../errors.ts';
 import { enforcePasswordPolicy } from '../auth/password-policy.ts';
 import { hashPassword } from '../auth/passwords.ts';
-import { sendInBackground } from '../mail/background.ts';
+import { queueDirectEmailInBackground } from '../notify/direct.ts';
 import { linkMessage } from '../mail/mailer.ts';
 import type { Services } from '../services.ts';
 import { requiredString, userByEmail } from './lookup.ts';
@@ -28,9 +28,13 @@ export async function requestPasswordReset(services: Services, body: Record<stri
   const user = await userByEmail(services.database.db, email);
   if (!user || user.status !== 'active') return;
   const token = await signMailToken({ email: user.email, scope: 'password-reset', hash: digest(user.password) }, config.secret, config.passwordResetTokenTtlMs);
-  sendInBackground(config, linkMessage(user.email, 'Password Reset Request',
+  // Through the notification outbox (a log the worker sends and retries), queued without delaying the answer.
+  const mail = linkMessage(user.email, 'Password Reset Request',
     `A password reset was requested for your ${config.projectName} account. Open the link below to choose a new password. If you did not ask for it, ignore this email.`,
-    link(token)));
+    link(token));
+  queueDirectEmailInBackground(services.database.db, services.queue, { to: mail.to, subject: mail.subject, html: mail.html, kind: 'password-reset' }, (err) => {
+    if (config.logLevel !== 'silent' && config.logLevel !== 'fatal') console.error('Could not queue the password reset mail:', err);
+  });
 }
 
 /** A token for another password (already used, or the password changed since) is 401 INVALID_TOKEN. */

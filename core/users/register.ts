@@ -7,7 +7,7 @@ import { run } from '../db/database.ts';
 import { ForbiddenError, InvalidPayloadError } from '../errors.ts';
 import { enforcePasswordPolicy } from '../auth/password-policy.ts';
 import { hashPassword } from '../auth/passwords.ts';
-import { sendInBackground } from '../mail/background.ts';
+import { queueDirectEmailInBackground } from '../notify/direct.ts';
 import { linkMessage } from '../mail/mailer.ts';
 import type { Services } from '../services.ts';
 import { emailAllowed } from './email-filter.ts';
@@ -56,8 +56,12 @@ export async function registerUser(services: Services, body: Record<string, unkn
   }
   if (mailTo) {
     const token = await signMailToken({ email: mailTo, scope: 'pending-registration' }, config.secret, config.userInviteTokenTtlMs);
-    sendInBackground(config, linkMessage(mailTo, 'Verify your email address',
-      `Thanks for registering with ${config.projectName}. Open the link below to verify your email address.`, link(token)));
+    // Through the notification outbox, queued without delaying the answer (a taken email answers as fast).
+    const mail = linkMessage(mailTo, 'Verify your email address',
+      `Thanks for registering with ${config.projectName}. Open the link below to verify your email address.`, link(token));
+    queueDirectEmailInBackground(db, services.queue, { to: mail.to, subject: mail.subject, html: mail.html, kind: 'verify-email' }, (err) => {
+      if (config.logLevel !== 'silent' && config.logLevel !== 'fatal') console.error('Could not queue the verification mail:', err);
+    });
   }
 }
 

@@ -70,6 +70,9 @@ export const AUTH_ROUTES: ReadonlyArray<readonly [method: string, path: string]>
   ['POST', '/notify/templates/:id/contents'],
   ['PATCH', '/notify/contents/:id'],
   ['DELETE', '/notify/contents/:id'],
+  // Sending (functions/routes/notify-send.ts): trigger is Auth (admins, or create on svc_notify_logs), test-send Admin.
+  ['POST', '/notify/trigger'],
+  ['POST', '/notify/test-send'],
 ];
 
 export function requireAuthOnAuthRoutes(app: Hono<AppEnv>): void {

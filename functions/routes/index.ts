@@ -27,6 +27,7 @@ import { mountWorkflowTaskRoutes } from './workflow-tasks.ts';
 import { mountWorkflowInstanceRoutes } from './workflow-instances.ts';
 import { mountVersionRoutes } from './versions.ts';
 import { mountNotifyAdminRoutes } from './notify-admin.ts';
+import { mountNotifySendRoutes } from './notify-send.ts';
 
 export function mountFunctionRoutes(app: Hono<AppEnv>): void {
   mountServerRoutes(app);
@@ -55,4 +56,5 @@ export function mountFunctionRoutes(app: Hono<AppEnv>): void {
   mountWorkflowInstanceRoutes(app);
   mountVersionRoutes(app);
   mountNotifyAdminRoutes(app);
+  mountNotifySendRoutes(app);
 }

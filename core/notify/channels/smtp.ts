@@ -1,0 +1,60 @@
+/** Email over nodemailer: SMTP (pooled: connections reused across sends, up to the worker's concurrency) or the
+ * local sendmail binary. */
+import nodemailer, { type Transporter } from 'nodemailer';
+import { htmlToText } from './text.ts';
+import type { ChannelSender, OutgoingMessage, SendResult } from './types.ts';
+
+export interface SmtpOptions {
+  host: string;
+  port: number;
+  secure: boolean;
+  user?: string | null;
+  pass?: string | null;
+  from: string;
+  /** Pooled connections (the worker); a one-off send (test-send) uses none. */
+  pool?: number;
+}
+
+export interface SendmailOptions { path?: string | null; from: string }
+
+function mailSender(transport: Transporter, from: string): ChannelSender {
+  return {
+    async send(m: OutgoingMessage): Promise<SendResult> {
+      const info = await transport.sendMail({
+        from,
+        ...(m.reference ? { messageId: `<${m.reference}@${from.replace(/^.*@/, '').replace(/[>\s]/g, '') || 'localhost'}>` } : {}),
+        to: m.to,
+        ...(m.cc.length ? { cc: m.cc } : {}),
+        ...(m.bcc.length ? { bcc: m.bcc } : {}),
+        subject: m.subject,
+        html: m.content,
+        text: htmlToText(m.content),
+      }) as { messageId?: string; accepted?: unknown[]; rejected?: unknown[]; response?: string };
+      return {
+        messageId: info.messageId ?? null,
+        response: { accepted: info.accepted ?? [], rejected: info.rejected ?? [], response: info.response ?? null },
+      };
+    },
+    close() { transport.close(); },
+  };
+}
+
+export function smtpSender(o: SmtpOptions): ChannelSender {
+  const pool = o.pool && o.pool > 1 ? o.pool : 0;
+  const transport = nodemailer.createTransport({
+    host: o.host,
+    port: o.port,
+    secure: o.secure,
+    ...(pool ? { pool: true, maxConnections: pool, maxMessages: Infinity } : {}),
+    connectionTimeout: 10_000,
+    greetingTimeout: 10_000,
+    socketTimeout: 30_000,
+    ...(o.user ? { auth: { user: o.user, pass: o.pass ?? '' } } : {}),
+  } as Parameters<typeof nodemailer.createTransport>[0]);
+  return mailSender(transport, o.from);
+}
+
+export function sendmailSender(o: SendmailOptions): ChannelSender {
+  const transport = nodemailer.createTransport({ sendmail: true, newline: 'unix', ...(o.path ? { path: o.path } : {}) });
+  return mailSender(transport, o.from);
+}

@@ -1,0 +1,158 @@
+/** The notify worker (DESIGN.md > Durable jobs; SPEC.md > Notification log status). It claims due logs in small
+ * batches (core/notify/outbox/store.ts), keeps at most `concurrency` sends in flight (FILES_MAX_UPLOAD_CONCURRENCY,
+ * as SPEC.md > Limits says), and records each outcome: sent (sent_at, provider_message_id, provider_response), or
+ * back to pending with attempts+1 and an exponential backoff, or failed after NOTIFY_MAX_ATTEMPTS. It runs when woken
+ * (a `notify.wake` queue message after a trigger's commit), after each finished send while work remains, and on a
+ * periodic scan (NOTIFY_SCAN_INTERVAL) that also takes back logs whose worker died mid-send (NOTIFY_LEASE).
+ *
+ * Delivery is at least once: a log is sent twice only when a worker dies (or loses the database) after the provider
+ * accepted the message and before the outcome was recorded; the lease then gives it to another worker. SMTP resends
+ * carry the same Message-ID (the log id), so mail stores that deduplicate by Message-ID keep one copy. */
+import { hostname } from 'node:os';
+import { randomBytes } from 'node:crypto';
+import type { Config } from '../../config.ts';
+import type { Executor } from '../../db/database.ts';
+import { parseJsonColumn } from '../providers-store.ts';
+import { SenderPool } from './senders.ts';
+import { claimDue, markFailed, markSent, reclaimExpired, type ClaimedLog } from './store.ts';
+
+export interface WorkerOptions {
+  concurrency?: number;
+  /** The time the worker compares scheduled_at and next_attempt_at with (tests move it). */
+  clock?: () => Date;
+  log?: (line: string) => void;
+}
+
+const list = (v: unknown): string[] => {
+  const parsed = parseJsonColumn(v);
+  return Array.isArray(parsed) ? parsed.filter((x): x is string => typeof x === 'string') : [];
+};
+
+export class NotifyWorker {
+  readonly id = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
+  readonly concurrency: number;
+  readonly #db: Executor;
+  readonly #config: Config;
+  readonly #senders: SenderPool;
+  readonly #clock: () => Date;
+  readonly #log: (line: string) => void;
+  readonly #inflight = new Set<Promise<void>>();
+  #timer: NodeJS.Timeout | null = null;
+  #pumping: Promise<void> | null = null;
+  #again = false;
+  #stopped = false;
+  /** Sends finished since start (tests and the bench). */
+  sent = 0;
+  failed = 0;
+
+  constructor(db: Executor, config: Config, opts: WorkerOptions = {}) {
+    this.#db = db;
+    this.#config = config;
+    this.concurrency = Math.max(1, opts.concurrency ?? config.files.maxUploadConcurrency);
+    this.#senders = new SenderPool(db, config, this.concurrency);
+    this.#clock = opts.clock ?? (() => new Date());
+    this.#log = opts.log ?? ((line) => { if (config.logLevel !== 'silent' && config.logLevel !== 'fatal') console.error(line); });
+  }
+
+  get running(): boolean { return this.#timer !== null; }
+
+  /** Starts the periodic scan and runs one at once (logs left over from before a restart). Idempotent. */
+  start(): void {
+    if (this.#timer || this.#stopped) return;
+    this.#timer = setInterval(() => this.scan(), this.#config.notify.scanIntervalMs);
+    this.#timer.unref();
+    this.scan();
+  }
+
+  /** A `notify.wake` message: look for due logs now. */
+  wake(): void { this.#pump(); }
+
+  /** The periodic scan: expired leases back to pending, then claim. */
+  scan(): void {
+    if (this.#stopped) return;
+    const cutoff = new Date(this.#clock().getTime() - this.#config.notify.leaseMs);
+    reclaimExpired(this.#db, cutoff, this.#config.notify.maxAttempts)
+      .then((n) => { if (n) this.#log(`notify: took back ${n} log(s) whose worker stopped mid-send`); })
+      .catch((err: unknown) => { if (!this.#stopped) this.#log(`notify: lease scan failed: ${(err as Error).message}`); })
+      .finally(() => this.#pump());
+  }
+
+  /** Sends everything due at `now` (expired leases included) and resolves when done; returns how many logs it
+   * processed. For tests and one-off runs: independent of the timer. */
+  async runOnce(now: Date = this.#clock()): Promise<number> {
+    await reclaimExpired(this.#db, new Date(now.getTime() - this.#config.notify.leaseMs), this.#config.notify.maxAttempts);
+    let n = 0;
+    for (;;) {
+      const rows = await claimDue(this.#db, now, this.concurrency, this.id);
+      if (rows.length === 0) return n;
+      n += rows.length;
+      await Promise.all(rows.map((r) => this.#deliver(r, now)));
+    }
+  }
+
+  /** Resolves when nothing is in flight (tests). */
+  async idle(): Promise<void> {
+    while (this.#pumping || this.#inflight.size) {
+      await Promise.allSettled([this.#pumping, ...this.#inflight]);
+    }
+  }
+
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    if (this.#timer) clearInterval(this.#timer);
+    this.#timer = null;
+    await this.idle();
+    this.#senders.close();
+  }
+
+  #pump(): void {
+    if (this.#stopped) return;
+    if (this.#pumping) { this.#again = true; return; }
+    this.#pumping = (async () => {
+      try {
+        do {
+          this.#again = false;
+          const room = this.concurrency - this.#inflight.size;
+          if (room <= 0) break;
+          const rows = await claimDue(this.#db, this.#clock(), room, this.id);
+          for (const row of rows) this.#launch(row);
+          if (rows.length === room) this.#again = true;
+        } while (this.#again && !this.#stopped);
+      } catch (err) {
+        if (!this.#stopped) this.#log(`notify: claim failed: ${(err as Error).message}`);
+      } finally {
+        this.#pumping = null;
+      }
+    })();
+  }
+
+  #launch(row: ClaimedLog): void {
+    const p: Promise<void> = this.#deliver(row, null)
+      .catch((err: unknown) => { this.#log(`notify: log ${row.id}: could not record the outcome: ${(err as Error).message}`); })
+      .finally(() => { this.#inflight.delete(p); this.#pump(); });
+    this.#inflight.add(p);
+  }
+
+  async #deliver(row: ClaimedLog, now: Date | null): Promise<void> {
+    let outcome: { providerId: number | null; messageId: string | null; response: Record<string, unknown> };
+    try {
+      const to = list(row.recipients);
+      if (to.length === 0) throw new Error('The log has no recipients.');
+      const { sender, providerId } = await this.#senders.get(row.channel, row.provider_id);
+      const result = await sender.send({
+        to, cc: list(row.cc), bcc: list(row.bcc), subject: row.subject_rendered ?? '', content: row.content_rendered ?? '', reference: `notify-${row.id}`,
+      });
+      outcome = { providerId, messageId: result.messageId, response: result.response };
+    } catch (err) {
+      const message = err instanceof Error ? err.message : String(err);
+      const { maxAttempts, retryDelayMs, retryMaxDelayMs } = this.#config.notify;
+      const next = row.attempts >= maxAttempts ? null
+        : new Date((now ?? this.#clock()).getTime() + Math.min(retryMaxDelayMs, retryDelayMs * 2 ** (row.attempts - 1)));
+      this.failed += 1;
+      await markFailed(this.#db, row, this.id, message, next);
+      return;
+    }
+    await markSent(this.#db, row, this.id, outcome.providerId, outcome.messageId, outcome.response);
+    this.sent += 1;
+  }
+}
