@@ -54,8 +54,9 @@ export async function freePort(): Promise<number> {
 
 export interface PlainSmtp { port: number; messages: ReceivedMail[]; close(): Promise<void> }
 
-/** A plain SMTP server on `port` that accepts everything (recipients starting with `refused` excepted). */
-export async function startSmtpOn(port: number): Promise<PlainSmtp> {
+/** A plain SMTP server on `port` (0: any) that accepts everything (recipients starting with `refused` excepted),
+ * each message after `delayMs`. */
+export async function startSmtpOn(port: number, delayMs = 0): Promise<PlainSmtp> {
   const messages: ReceivedMail[] = [];
   const server = new SMTPServer({
     authOptional: true, disabledCommands: ['STARTTLS'], logger: false,
@@ -65,12 +66,16 @@ export async function startSmtpOn(port: number): Promise<PlainSmtp> {
       stream.on('data', (c: Buffer) => chunks.push(c));
       stream.on('end', () => {
         const raw = Buffer.concat(chunks).toString('utf8');
-        messages.push({ raw, from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '', to: session.envelope.rcptTo.map((x) => x.address), ...parseMessage(raw) });
-        cb();
+        const accept = () => {
+          messages.push({ raw, from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '', to: session.envelope.rcptTo.map((x) => x.address), ...parseMessage(raw) });
+          cb();
+        };
+        if (delayMs) setTimeout(accept, delayMs); else accept();
       });
     },
   });
   await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+  port = (server.server.address() as AddressInfo).port;
   return { port, messages, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
 }
 
