@@ -3,7 +3,8 @@
 import { BlockList, isIPv4, isIPv6 } from 'node:net';
 
 /** Every bucket a request can be counted in (besides `global`, exactly one of the others). */
-export type BucketName = 'global' | 'ip' | 'assets' | 'service' | 'user' | 'login' | 'email';
+/** `webhook`: POST /notify/webhooks/{key} (provider delivery reports), keyed by client IP. */
+export type BucketName = 'global' | 'ip' | 'assets' | 'service' | 'user' | 'login' | 'email' | 'webhook';
 
 export interface BucketConfig { points: number; duration: number }
 
@@ -69,6 +70,7 @@ export function parseRateLimitConfig(env: Env): RateLimitConfig {
       user: bucket(env, 'RATE_LIMITER_USER', 300, 60),
       login: bucket(env, 'RATE_LIMITER_LOGIN', 10, 60),
       email: bucket(env, 'RATE_LIMITER_EMAIL', 5, 60),
+      webhook: bucket(env, 'RATE_LIMITER_WEBHOOK', 100, 1),
     },
   };
 }

@@ -18,6 +18,7 @@ const BUCKETS: Record<BucketName, { prefix: string; limiter: RateLimitTriggeredE
   user: { prefix: 'user', limiter: 'per-user' },
   login: { prefix: 'auth_login', limiter: 'endpoint' },
   email: { prefix: 'email', limiter: 'email' },
+  webhook: { prefix: 'notify_webhook', limiter: 'endpoint' },
 };
 
 /** A rejected consumption: what the 429 reports. */

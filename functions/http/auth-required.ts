@@ -45,6 +45,12 @@ export const AUTH_ROUTES: ReadonlyArray<readonly [method: string, path: string]>
   ['POST', '/versions/:id/submit'],
   ['POST', '/versions/:id/promote'],
   ['DELETE', '/versions/:id'],
+  ['GET', '/notify/logs'],
+  ['GET', '/notify/logs/stats'],
+  ['GET', '/notify/logs/:id'],
+  ['PATCH', '/notify/logs/:id/cancel'],
+  ['DELETE', '/notify/logs/:id'],
+  ['POST', '/notify/validate-template'],
   // Notification admin API (functions/routes/notify-admin.ts): Auth and Admin routes, and the layouts,
   // templates and contents routes SPEC.md leaves blank (admin or a permission on svc_notify_*).
   ['GET', '/notify/settings'],

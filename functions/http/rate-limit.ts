@@ -1,6 +1,7 @@
 /** Rate limiting around authentication (SPEC.md > Limits). Each request counts in the global bucket (when
  * enabled) plus exactly one other:
- * - POST /auth/login -> login bucket, password reset and invitation endpoints -> email bucket, keyed by IP;
+ * - POST /auth/login -> login bucket, password reset and invitation endpoints -> email bucket, POST
+ *   /notify/webhooks/{key} (delivery reports) -> webhook bucket, keyed by IP;
  * - no token -> per-IP bucket (per-IP assets bucket for /assets/*), counted at arrival;
  * - a token -> no IP bucket at arrival; once authenticated, the service bucket (role with service_account)
  *   or the user bucket, keyed by user id. A token that matches no strategy (INVALID_TOKEN) is counted against
@@ -22,6 +23,19 @@ const ROUTE_BUCKETS: ReadonlyMap<string, BucketName> = new Map([
   ['/users/invite', 'email'],
   ['/users/invite/accept', 'email'],
 ]);
+
+/** Route buckets matched by path prefix (POST only). */
+const PREFIX_BUCKETS: ReadonlyArray<readonly [prefix: string, bucket: BucketName]> = [
+  ['/notify/webhooks/', 'webhook'],
+];
+
+function routeBucket(method: string, path: string): BucketName | undefined {
+  if (method !== 'POST') return undefined;
+  const exact = ROUTE_BUCKETS.get(path);
+  if (exact) return exact;
+  for (const [prefix, bucket] of PREFIX_BUCKETS) if (path.startsWith(prefix)) return bucket;
+  return undefined;
+}
 
 type Pending = Promise<RateLimitExceeded | null> | null;
 
@@ -47,7 +61,7 @@ export function rateLimitedAuthentication(limits: RateLimits, anonymousWithoutLo
     const ipKey = ip ?? 'unknown';
     const global: Pending = limits.globalEnabled ? limits.consume('global', 'global', ip) : null;
 
-    const route = c.req.method === 'POST' ? ROUTE_BUCKETS.get(path) : undefined;
+    const route = routeBucket(c.req.method, path);
     if (route) {
       await enforce(c, global, limits.consume(route, ipKey, ip));
       return authenticateRequest(c, next);

@@ -26,6 +26,9 @@ import { mountWorkflowRoutes } from './workflows.ts';
 import { mountWorkflowTaskRoutes } from './workflow-tasks.ts';
 import { mountWorkflowInstanceRoutes } from './workflow-instances.ts';
 import { mountVersionRoutes } from './versions.ts';
+import { mountNotifyLogRoutes } from './notify-logs.ts';
+import { mountNotifyValidateTemplateRoutes } from './notify-validate-template.ts';
+import { mountNotifyWebhookRoutes } from './notify-webhooks.ts';
 import { mountNotifyAdminRoutes } from './notify-admin.ts';
 import { mountNotifySendRoutes } from './notify-send.ts';
 
@@ -55,6 +58,9 @@ export function mountFunctionRoutes(app: Hono<AppEnv>): void {
   mountWorkflowTaskRoutes(app);
   mountWorkflowInstanceRoutes(app);
   mountVersionRoutes(app);
+  mountNotifyLogRoutes(app);
+  mountNotifyValidateTemplateRoutes(app);
+  mountNotifyWebhookRoutes(app);
   mountNotifyAdminRoutes(app);
   mountNotifySendRoutes(app);
 }

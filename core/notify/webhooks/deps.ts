@@ -1,0 +1,45 @@
+/** The effects webhook adapters use, chosen per set of services: the real clock and a bounded HTTPS GET by
+ * default; tests swap them with useWebhookDeps (their own certificate host, a fake fetcher, a fixed clock). */
+import type { Services } from '../../services.ts';
+import type { WebhookDeps } from './types.ts';
+
+/** sns.<region>.amazonaws.com (and the China partition's amazonaws.com.cn). */
+export const SNS_HOST = /^sns\.[a-z0-9-]+\.amazonaws\.com(\.cn)?$/;
+
+const FETCH_TIMEOUT_MS = 5_000;
+const FETCH_MAX_BYTES = 64 * 1024;
+
+/** GET without redirects, 5 s timeout, at most 64 KiB, 2xx only. */
+export async function boundedFetchText(url: string): Promise<string> {
+  const res = await fetch(url, { redirect: 'error', signal: AbortSignal.timeout(FETCH_TIMEOUT_MS) });
+  if (!res.ok || !res.body) throw new Error(`GET ${url}: ${res.status}`);
+  const reader = res.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > FETCH_MAX_BYTES) {
+      await reader.cancel();
+      throw new Error(`GET ${url}: body larger than ${FETCH_MAX_BYTES} bytes`);
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+export const defaultWebhookDeps: WebhookDeps = { now: () => Date.now(), fetchText: boundedFetchText, snsHost: SNS_HOST };
+
+const chosen = new WeakMap<Services, WebhookDeps>();
+
+export function webhookDepsFor(services: Services): WebhookDeps {
+  return chosen.get(services) ?? defaultWebhookDeps;
+}
+
+/** Replaces some effects for the apps built on `services` (tests). */
+export function useWebhookDeps(services: Services, deps: Partial<WebhookDeps>): WebhookDeps {
+  const next = { ...defaultWebhookDeps, ...deps };
+  chosen.set(services, next);
+  return next;
+}

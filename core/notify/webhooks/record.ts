@@ -1,0 +1,54 @@
+/** Stores verified delivery events and advances the correlated logs, all in one transaction per request.
+ *
+ * - Idempotency: provider_event_id (`{key}:{provider id}:{event id}`) is unique; `on conflict do nothing` makes a
+ *   replayed event a no-op that changes no log (the request still answers 200).
+ * - Correlation: the newest log with the event's provider_message_id whose provider_id is the verified provider
+ *   (or null). An event without a matching log is stored with log_id null.
+ * - Status order (never backwards): sending < sent < delivered < bounced = rejected. `delivered` applies to a log
+ *   in sending or sent (delivered_at = the event's time); `bounced` and `rejected` apply to a log in sending, sent
+ *   or delivered (a bounce reported after the delivery is the later fact; its reason goes to error_message) and
+ *   are final: a late `delivered` after them is stored but changes nothing. pending, failed and cancelled logs
+ *   are never moved by a report. deferred, opened, clicked, complaint and unsubscribed are stored only. */
+import { inTransaction, run, type Executor } from '../../db/database.ts';
+import type { DeliveryEventInput, VerifiedReport } from './types.ts';
+
+const INSERT = `insert into svc_notify_delivery_events
+  (log_id, provider_id, provider_message_id, event, provider_status_raw, reason, occurred_at, provider_event_id, raw_payload)
+values (
+  (select id from svc_notify_logs where provider_message_id = $1 and (provider_id = $2 or provider_id is null) order by id desc limit 1),
+  $2, $1, $3, $4, $5, $6::timestamptz, $7, $8::json)
+on conflict (provider_event_id) do nothing
+returning log_id`;
+
+const DELIVERED = `update svc_notify_logs set status = 'delivered', delivered_at = coalesce($2::timestamptz, now()), updated_at = now()
+where id = $1 and status in ('sending', 'sent')`;
+
+const FAILED = `update svc_notify_logs set status = $2, error_message = coalesce($3, error_message), updated_at = now()
+where id = $1 and status in ('sending', 'sent', 'delivered')`;
+
+async function advance(trx: Executor, logId: number, e: DeliveryEventInput): Promise<void> {
+  if (e.event === 'delivered') await run(trx, DELIVERED, [logId, e.occurredAt]);
+  else if (e.event === 'bounced' || e.event === 'rejected') await run(trx, FAILED, [logId, e.event, e.reason]);
+}
+
+export interface RecordResult { stored: number; duplicates: number }
+
+export async function recordReport(db: Executor, key: string, report: VerifiedReport): Promise<RecordResult> {
+  if (report.events.length === 0) return { stored: 0, duplicates: 0 };
+  return inTransaction(db, async (trx) => {
+    const result: RecordResult = { stored: 0, duplicates: 0 };
+    for (const e of report.events) {
+      const rows = await run<{ log_id: number | null }>(trx, INSERT, [
+        e.providerMessageId, report.providerId, e.event, e.statusRaw, e.reason, e.occurredAt,
+        `${key}:${report.providerId}:${e.eventId}`, JSON.stringify(e.raw ?? null),
+      ]);
+      if (rows.length === 0) {
+        result.duplicates++;
+        continue;
+      }
+      result.stored++;
+      if (rows[0].log_id !== null) await advance(trx, Number(rows[0].log_id), e);
+    }
+    return result;
+  });
+}
