@@ -14,6 +14,9 @@
  * Rows l (preview read vs plain read) and m (promotes/s) run on their own database (test/bench/versions.ts):
  * `BENCH_SCENARIOS=l,m npm run bench`; BENCH_PROMOTES sets the number of drafts promoted (default 2000).
  *
+ * Rows n and o (notifications sent/s by 1 and 2 notify workers vs nodemailer direct, test/bench/notify.ts) run on
+ * their own database with a local smtp-server: `BENCH_SCENARIOS=n,o npm run bench`; BENCH_NOTIFY_MESSAGES (2000).
+ *
  * Other knobs: BENCH_RATE_LIMITER=1 (limiter on, limits too high to trip), BENCH_SCENARIOS=a,b,f (subset), BENCH_KEEP_DB=1 (keep svc_bench), BENCH_INDEXES=0 (see below). */
 import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
@@ -28,6 +31,7 @@ import { canonical, SCENARIOS, type Scenario, type ScenarioContext } from './sce
 import { ASSET_SCENARIO_KEYS, runAssetBench } from './assets.ts';
 import { runUploadMemoryBench } from './upload-memory.ts';
 import { runVersionBench, VERSION_SCENARIO_KEYS } from './versions.ts';
+import { NOTIFY_SCENARIO_KEYS, runNotifyBench } from './notify.ts';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '..', '..');
@@ -297,14 +301,17 @@ async function main() {
   // The version rows (l, m: test/bench/versions.ts) run on their own database too.
   const isVersionKey = (k: string) => (VERSION_SCENARIO_KEYS as readonly string[]).includes(k);
   const versionKeys = settings.only.length ? settings.only.filter(isVersionKey) : [...VERSION_SCENARIO_KEYS];
+  const isNotifyKey = (k: string) => (NOTIFY_SCENARIO_KEYS as readonly string[]).includes(k);
+  const notifyKeys = settings.only.length ? settings.only.filter(isNotifyKey) : [...NOTIFY_SCENARIO_KEYS];
   const only = settings.only.filter((k) => k !== 'k');
-  if (settings.only.length && only.every((k) => isAssetKey(k) || isVersionKey(k))) {
+  if (settings.only.length && only.every((k) => isAssetKey(k) || isVersionKey(k) || isNotifyKey(k))) {
     if (assetKeys.length) await runAssets();
   } else {
     await mainItems();
     if (assetKeys.length) await runAssets();
   }
   if (versionKeys.length) await runVersionBench(versionKeys, settings);
+  if (notifyKeys.length) await runNotifyBench(notifyKeys, settings);
   if (memory) await runUploadMemoryBench(settings.adminUrl);
 }
 

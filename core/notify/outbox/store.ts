@@ -57,3 +57,24 @@ export async function reclaimExpired(db: Executor, leaseCutoff: Date, maxAttempt
     where status = 'sending' and claimed_at < $1 returning id`, [leaseCutoff, maxAttempts]);
   return rows.length;
 }
+
+export interface SentRecord { log: ClaimedLog; providerId: number | null; messageId: string | null; response: unknown }
+
+/** Records several sends in one statement (the worker batches outcomes that finish while a write is under way). */
+export async function markSentMany(db: Executor, records: readonly SentRecord[], workerId: string): Promise<number> {
+  if (records.length === 0) return 0;
+  const rows = await run(db, `/*p*/update svc_notify_logs l set status = 'sent', sent_at = now(), provider_id = coalesce(v.provider_id, l.provider_id),
+      provider_message_id = v.message_id, provider_response = v.response::json, error_message = null, next_attempt_at = null, updated_at = now()
+    from unnest($1::int[], $2::int[], $3::text[], $4::text[], $5::timestamptz[]) as v(id, provider_id, message_id, response, claimed_at)
+    where l.id = v.id and l.status = 'sending' and l.claimed_by = $6 and l.claimed_at = v.claimed_at returning l.id`,
+  [records.map((r) => r.log.id), records.map((r) => r.providerId), records.map((r) => r.messageId), records.map((r) => JSON.stringify(r.response)),
+    records.map((r) => new Date(r.log.claimed_at).toISOString()), workerId]);
+  return rows.length;
+}
+
+/** Gives claimed logs that were never sent back (a stopping worker's prefetched logs), the claim's attempt undone. */
+export async function releaseClaims(db: Executor, logs: readonly ClaimedLog[], workerId: string): Promise<void> {
+  if (logs.length === 0) return;
+  await run(db, `update svc_notify_logs set status = 'pending', claimed_at = null, claimed_by = null, attempts = greatest(attempts - 1, 0), updated_at = now()
+    where id = any($1::int[]) and status = 'sending' and claimed_by = $2`, [logs.map((l) => l.id), workerId]);
+}

@@ -5,6 +5,10 @@
  * (a `notify.wake` queue message after a trigger's commit), after each finished send while work remains, and on a
  * periodic scan (NOTIFY_SCAN_INTERVAL) that also takes back logs whose worker died mid-send (NOTIFY_LEASE).
  *
+ * Claims run ahead of the sends (up to twice the concurrency is held, a new claim when fewer than `concurrency` wait),
+ * and sends that finish while an outcome is being written are recorded together in one statement: per message the
+ * database sees a fraction of a claim and of an update, not one of each.
+ *
  * Delivery is at least once: a log is sent twice only when a worker dies (or loses the database) after the provider
  * accepted the message and before the outcome was recorded; the lease then gives it to another worker. SMTP resends
  * carry the same Message-ID (the log id), so mail stores that deduplicate by Message-ID keep one copy. */
@@ -14,7 +18,7 @@ import type { Config } from '../../config.ts';
 import type { Executor } from '../../db/database.ts';
 import { parseJsonColumn } from '../providers-store.ts';
 import { SenderPool } from './senders.ts';
-import { claimDue, markFailed, markSent, reclaimExpired, type ClaimedLog } from './store.ts';
+import { claimDue, markFailed, markSentMany, reclaimExpired, releaseClaims, type ClaimedLog, type SentRecord } from './store.ts';
 
 export interface WorkerOptions {
   concurrency?: number;
@@ -37,6 +41,11 @@ export class NotifyWorker {
   readonly #clock: () => Date;
   readonly #log: (line: string) => void;
   readonly #inflight = new Set<Promise<void>>();
+  /** Claimed, not yet being sent. */
+  readonly #ready: ClaimedLog[] = [];
+  /** Sent, outcome not yet written. */
+  #sentBuffer: { record: SentRecord; done: () => void; fail: (err: unknown) => void }[] = [];
+  #flushing: Promise<void> | null = null;
   #timer: NodeJS.Timeout | null = null;
   #pumping: Promise<void> | null = null;
   #again = false;
@@ -92,8 +101,9 @@ export class NotifyWorker {
 
   /** Resolves when nothing is in flight (tests). */
   async idle(): Promise<void> {
-    while (this.#pumping || this.#inflight.size) {
-      await Promise.allSettled([this.#pumping, ...this.#inflight]);
+    while (this.#pumping || this.#inflight.size || this.#flushing || this.#sentBuffer.length) {
+      await Promise.allSettled([this.#pumping, ...this.#inflight, this.#flushing]);
+      if (!this.#flushing && this.#sentBuffer.length) this.#flush();
     }
   }
 
@@ -101,22 +111,29 @@ export class NotifyWorker {
     this.#stopped = true;
     if (this.#timer) clearInterval(this.#timer);
     this.#timer = null;
+    // Prefetched logs that will not be sent now go back to pending for the next worker.
+    const unsent = this.#ready.splice(0);
     await this.idle();
+    await releaseClaims(this.#db, unsent, this.id).catch((err: unknown) => this.#log(`notify: could not release claims: ${(err as Error).message}`));
     this.#senders.close();
   }
 
   #pump(): void {
     if (this.#stopped) return;
+    this.#fill();
     if (this.#pumping) { this.#again = true; return; }
+    if (this.#ready.length >= this.concurrency) return;
     this.#pumping = (async () => {
       try {
         do {
           this.#again = false;
-          const room = this.concurrency - this.#inflight.size;
-          if (room <= 0) break;
-          const rows = await claimDue(this.#db, this.#clock(), room, this.id);
-          for (const row of rows) this.#launch(row);
-          if (rows.length === room) this.#again = true;
+          if (this.#ready.length >= this.concurrency) break;
+          const want = this.concurrency * 2 - this.#ready.length;
+          const rows = await claimDue(this.#db, this.#clock(), want, this.id);
+          if (this.#stopped) { await releaseClaims(this.#db, rows, this.id); break; }
+          this.#ready.push(...rows);
+          this.#fill();
+          if (rows.length === want) this.#again = true;
         } while (this.#again && !this.#stopped);
       } catch (err) {
         if (!this.#stopped) this.#log(`notify: claim failed: ${(err as Error).message}`);
@@ -126,14 +143,45 @@ export class NotifyWorker {
     })();
   }
 
+  /** Starts sends from the claimed logs while there is room. */
+  #fill(): void {
+    while (!this.#stopped && this.#inflight.size < this.concurrency && this.#ready.length) this.#launch(this.#ready.shift()!);
+  }
+
   #launch(row: ClaimedLog): void {
-    const p: Promise<void> = this.#deliver(row, null)
+    const p: Promise<void> = this.#deliver(row, null, false)
       .catch((err: unknown) => { this.#log(`notify: log ${row.id}: could not record the outcome: ${(err as Error).message}`); })
       .finally(() => { this.#inflight.delete(p); this.#pump(); });
     this.#inflight.add(p);
   }
 
-  async #deliver(row: ClaimedLog, now: Date | null): Promise<void> {
+  /** Queues a sent outcome for the next batched write; resolves once written. */
+  #recordSent(record: SentRecord): Promise<void> {
+    const done = new Promise<void>((resolve, reject) => this.#sentBuffer.push({ record, done: resolve, fail: reject }));
+    if (!this.#flushing) this.#flush();
+    return done;
+  }
+
+  #flush(): void {
+    const batch = this.#sentBuffer;
+    this.#sentBuffer = [];
+    if (batch.length === 0) return;
+    this.#flushing = (async () => {
+      try {
+        await markSentMany(this.#db, batch.map((b) => b.record), this.id);
+        for (const b of batch) b.done();
+      } catch (err) {
+        for (const b of batch) b.fail(err);
+      } finally {
+        this.#flushing = null;
+        if (this.#sentBuffer.length) this.#flush();
+      }
+    })();
+  }
+
+  /** Sends one claimed log and records the outcome (`waitForRecord` false: a send slot is freed as soon as the
+   * provider answered; the sent outcome is written with the next batch, tracked by idle()). */
+  async #deliver(row: ClaimedLog, now: Date | null, waitForRecord = true): Promise<void> {
     let outcome: { providerId: number | null; messageId: string | null; response: Record<string, unknown> };
     try {
       const to = list(row.recipients);
@@ -152,7 +200,9 @@ export class NotifyWorker {
       await markFailed(this.#db, row, this.id, message, next);
       return;
     }
-    await markSent(this.#db, row, this.id, outcome.providerId, outcome.messageId, outcome.response);
     this.sent += 1;
+    const recorded = this.#recordSent({ log: row, ...outcome });
+    if (waitForRecord) await recorded;
+    else recorded.catch((err: unknown) => this.#log(`notify: log ${row.id}: sent, but the outcome was not recorded (the lease will resend it): ${(err as Error).message}`));
   }
 }
