@@ -114,7 +114,7 @@ export async function runNotifyBench(keys: readonly string[], settings: { adminU
     '|---|---:|---:|---:|',
     ...rows.map((r) => `| (${r.key}) ${r.name} | ${r.workerPerSec.toFixed(0)} | ${r.directPerSec.toFixed(0)} | ${r.ratio.toFixed(2)} |`),
     '',
-    `Run ${meta.date}: ${rows[0]?.messages ?? 0} messages per measurement (after a 10% warm-up), ${concurrency} sends in flight per worker and for nodemailer (pooled SMTP, ${concurrency} connections); Postgres, the SMTP server (smtp-server) and the workers share one Node process and ${meta.cores} x ${meta.cpu} (1-min load ${meta.loadAverageAtStart} before, ${meta.loadAverageAtEnd} after). Node ${meta.node}.`,
+    `Run ${meta.date}: ${rows[0]?.messages ?? 0} messages per measurement (after a 10% warm-up), ${concurrency} sends in flight per worker and for nodemailer (pooled SMTP, ${concurrency} connections); the SMTP server (smtp-server) and the workers share one Node process; it and Postgres share ${meta.cores} x ${meta.cpu} (1-min load ${meta.loadAverageAtStart} before, ${meta.loadAverageAtEnd} after). Node ${meta.node}.`,
   ].join('\n');
   console.log(md);
   writeFileSync(join(here, 'results-notify.md'), md + '\n');
