@@ -74,6 +74,8 @@ export async function startSmtpOn(port: number, delayMs = 0): Promise<PlainSmtp>
       });
     },
   });
+  // A client killed mid-session (the crash test) resets its connection: expected, not a test failure.
+  server.on('error', () => {});
   await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
   port = (server.server.address() as AddressInfo).port;
   return { port, messages, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
