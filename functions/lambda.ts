@@ -8,7 +8,8 @@ let handler: ReturnType<typeof handle> | null = null;
 let starting: Promise<ReturnType<typeof handle>> | null = null;
 
 /** Builds the handler for given services (tests pass their own). Each invocation returns only once its action
- * events are in the queue: Lambda freezes the instance after the response, which would strand them. */
+ * events and worker wake-ups are in the queue: Lambda freezes the instance after the response, which would strand
+ * them. */
 export function createLambdaHandler(services: Services): ReturnType<typeof handle> {
   const inner = handle(createFunctionsApp(services));
   return async <L extends LambdaEvent>(event: L, lambdaContext?: LambdaContext) => {
@@ -16,6 +17,7 @@ export function createLambdaHandler(services: Services): ReturnType<typeof handl
       return await inner(event, lambdaContext);
     } finally {
       await services.events.drain();
+      await services.queue.drain();
     }
   };
 }

@@ -65,6 +65,9 @@ export class MemoryQueue implements Queue {
     void run.finally(() => this.#inflight.delete(run));
   }
 
+  /** Sends are accepted synchronously: nothing is ever in flight towards this queue. */
+  async drain(): Promise<void> {}
+
   async close(): Promise<void> {
     this.#closed = true;
     for (const timer of this.#timers) clearTimeout(timer);

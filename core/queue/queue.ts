@@ -16,6 +16,9 @@ export interface Queue {
   /** Starts delivering messages to handler: resolved = done (deleted), thrown = delivered again later.
    * Returns a function that stops consuming and resolves once in-flight deliveries have finished. */
   consume(handler: QueueHandler): () => Promise<void>;
+  /** Resolves once every message sent so far has been accepted or refused by the queue (a Lambda awaits it before
+   * it answers: a frozen instance would strand the sends in flight). */
+  drain(): Promise<void>;
   close(): Promise<void>;
 }
 

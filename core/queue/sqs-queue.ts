@@ -55,6 +55,7 @@ export class SqsQueue implements Queue {
   readonly #consumers = new Set<Consumer>();
   readonly #outbox: Outgoing[] = [];
   #closed = false;
+  readonly #sending = new Set<Promise<void>>();
 
   constructor(opts: SqsQueueOptions) {
     this.#queueUrl = opts.queueUrl;
@@ -82,7 +83,7 @@ export class SqsQueue implements Queue {
     } catch (err) {
       return Promise.reject(err);
     }
-    return new Promise((resolve, reject) => {
+    const sent = new Promise<void>((resolve, reject) => {
       const entry: SendMessageBatchRequestEntry = {
         Id: '', MessageBody: body,
         // FIFO queues need a group; the message id doubles as the deduplication id.
@@ -91,6 +92,14 @@ export class SqsQueue implements Queue {
       this.#outbox.push({ entry, bytes: Buffer.byteLength(body), resolve, reject });
       if (this.#outbox.length === 1) queueMicrotask(() => this.#flush());
     });
+    const settled = sent.then(() => {}, () => {});
+    this.#sending.add(settled);
+    void settled.finally(() => this.#sending.delete(settled));
+    return sent;
+  }
+
+  async drain(): Promise<void> {
+    while (this.#sending.size) await Promise.all([...this.#sending]);
   }
 
   #flush(): void {
