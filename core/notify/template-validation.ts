@@ -45,6 +45,32 @@ function unclosedBlock(text: string): { name: string; line: number } | null {
   return stack[stack.length - 1] ?? null;
 }
 
+/** Deeper nesting is refused before Handlebars parses it: its parser takes time quadratic in the depth (and
+ * recursion), so a 1 MB body of nested blocks would hold the process for minutes. */
+export const MAX_NESTING = 100;
+
+/** The first place where blocks (`{{#`, `{{^name`) or sub-expressions nest deeper than MAX_NESTING, if any. */
+function tooDeep(text: string): TemplateError | null {
+  const tag = /\{\{!--[\s\S]*?--\}\}|\{\{![\s\S]*?\}\}|\{\{~?([#^/]?)([^}]*)\}\}/g;
+  let depth = 0;
+  for (let m = tag.exec(text); m; m = tag.exec(text)) {
+    if (m[2] === undefined) continue; // a comment
+    const kind = m[1];
+    if (kind === '#' || (kind === '^' && m[2].trim() !== '')) depth++;
+    else if (kind === '/') depth = Math.max(0, depth - 1);
+    let parens = 0;
+    let maxParens = 0;
+    for (const ch of m[2]) {
+      if (ch === '(') maxParens = Math.max(maxParens, ++parens);
+      else if (ch === ')') parens--;
+    }
+    if (depth > MAX_NESTING || maxParens > MAX_NESTING) {
+      return { line: text.slice(0, m.index).split('\n').length, message: `Blocks or sub-expressions nest deeper than ${MAX_NESTING} levels.` };
+    }
+  }
+  return null;
+}
+
 function syntaxError(text: string, err: unknown): TemplateError {
   if (err instanceof RangeError) return { line: 1, message: 'Template nesting is too deep.' };
   const e = err as { message?: unknown; lineNumber?: unknown; column?: unknown };
@@ -130,6 +156,8 @@ function unknownCalls(program: hbs.AST.Program, known: ReadonlySet<string>): Tem
 }
 
 export function validateTemplate(text: string, helpers: readonly string[] = BUILTIN_HELPERS): TemplateValidation {
+  const deep = tooDeep(text);
+  if (deep) return { valid: false, errors: [deep] };
   let program: hbs.AST.Program;
   try {
     program = Handlebars.parse(text) as unknown as hbs.AST.Program;
