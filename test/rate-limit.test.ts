@@ -262,6 +262,7 @@ describe('global bucket and switches', () => {
         user: { points: 300, duration: 60 },
         login: { points: 10, duration: 60 },
         email: { points: 5, duration: 60 },
+        webhook: { points: 100, duration: 1 },
       },
     });
   });
