@@ -3,6 +3,7 @@
  * counting in the per-IP bucket. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseRateLimitConfig } from '../../core/ratelimit/config.ts';
+import { onSecurityEvent, type SecurityEvent } from '../../core/events/security.ts';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
 
 let t: TestApp;
@@ -18,6 +19,8 @@ describe('webhook rate limit', () => {
   });
 
   it('answers 429 in the SPEC shape once the bucket is used up', async () => {
+    const seen: SecurityEvent[] = [];
+    const off = onSecurityEvent((e) => { seen.push(e); });
     const post = (key: string) => t.req('POST', `/notify/webhooks/${key}`, '{}', { token: null, headers: { 'x-forwarded-for': '10.9.9.9' } });
     expect((await post('gateway_mail')).status).toBe(401);
     expect((await post('cloud_mail')).status).toBe(401);
@@ -27,6 +30,9 @@ describe('webhook rate limit', () => {
     expect(res.headers.get('retry-after')).toMatch(/^\d+$/);
     expect(res.body.errors[0]).toMatchObject({ message: 'Hit rate limit', extensions: { code: 'REQUESTS_EXCEEDED', limit: 3 } });
     expect(typeof res.body.errors[0].extensions.reset).toBe('string');
+    off();
+    expect(seen).toHaveLength(1);
+    expect(seen[0]).toMatchObject({ type: 'RATE_LIMIT_TRIGGERED', severity: 'warning', details: { limiter: 'endpoint' } });
     // Other anonymous routes are not counted in the webhook bucket.
     expect((await t.req('GET', '/server/ping', undefined, { token: null })).status).toBe(200);
   });
