@@ -3,6 +3,7 @@
  * replays, correlation with the log and the documented status order, unknown keys. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { run } from '../../core/db/database.ts';
+import { attachEarlyEvents } from '../../core/notify/webhooks/index.ts';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
 import { createProvider, gatewaySign, GATEWAY_CONFIG } from './webhook-helpers.ts';
 
@@ -167,6 +168,22 @@ describe('gateway_mail events', () => {
     expect((await signed({ events: [ev('e-8', 'delivered', 'unknown-message')] })).status).toBe(200);
     const [row] = await events('provider_message_id = $1', ['unknown-message']);
     expect(row.log_id).toBeNull();
+  });
+});
+
+describe('reports that arrive before the log has its message id', () => {
+  it('are stored unlinked, then attached and applied in arrival order once the log is marked sent', async () => {
+    expect((await signed({ events: [ev('early-1', 'delivered', 'early-msg'), ev('early-2', 'opened', 'early-msg')] })).status).toBe(200);
+    expect((await events('provider_message_id = $1', ['early-msg'])).every((r) => r.log_id === null)).toBe(true);
+    const id = await insertLog('sent', gw, 'early-msg');
+    const foreign = await insertLog('sent', other, 'early-msg');
+    expect(await attachEarlyEvents(t.services.database.db, [id, foreign])).toBe(2);
+    const l = await log(id);
+    expect(l.status).toBe('delivered');
+    expect(new Date(l.delivered_at).toISOString()).toBe('2026-11-23T10:00:05.000Z');
+    expect((await log(foreign)).status).toBe('sent');
+    expect((await events('provider_message_id = $1', ['early-msg'])).map((r) => r.log_id)).toEqual([id, id]);
+    expect(await attachEarlyEvents(t.services.database.db, [id])).toBe(0);
   });
 });
 

@@ -12,6 +12,7 @@ import { verificationFailed } from './secret.ts';
 import type { WebhookAdapter, WebhookCandidate, WebhookDeps, WebhookRequest } from './types.ts';
 
 export { useWebhookDeps, webhookDepsFor } from './deps.ts';
+export { attachEarlyEvents } from './record.ts';
 
 const ADAPTERS: ReadonlyMap<string, WebhookAdapter> = new Map([cloudMail, gatewayMail].map((a) => [a.key, a]));
 

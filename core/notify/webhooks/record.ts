@@ -8,9 +8,12 @@
  *   in sending or sent (delivered_at = the event's time); `bounced` and `rejected` apply to a log in sending, sent
  *   or delivered (a bounce reported after the delivery is the later fact; its reason goes to error_message) and
  *   are final: a late `delivered` after them is stored but changes nothing. pending, failed and cancelled logs
- *   are never moved by a report. deferred, opened, clicked, complaint and unsubscribed are stored only. */
+ *   are never moved by a report. deferred, opened, clicked, complaint and unsubscribed are stored only.
+ * - A report can arrive before the worker has recorded the provider's message id on the log (the provider accepted
+ *   the message, the outcome is not written yet): it is stored with log_id null, and attachEarlyEvents (to be called
+ *   with the ids of logs just marked sent) links such events and applies them in arrival order. */
 import { inTransaction, run, type Executor } from '../../db/database.ts';
-import type { DeliveryEventInput, VerifiedReport } from './types.ts';
+import type { DeliveryEventInput, DeliveryEventKind, VerifiedReport } from './types.ts';
 
 const INSERT = `insert into svc_notify_delivery_events
   (log_id, provider_id, provider_message_id, event, provider_status_raw, reason, occurred_at, provider_event_id, raw_payload)
@@ -26,7 +29,7 @@ where id = $1 and status in ('sending', 'sent')`;
 const FAILED = `update svc_notify_logs set status = $2, error_message = coalesce($3, error_message), updated_at = now()
 where id = $1 and status in ('sending', 'sent', 'delivered')`;
 
-async function advance(trx: Executor, logId: number, e: DeliveryEventInput): Promise<void> {
+async function advance(trx: Executor, logId: number, e: Pick<DeliveryEventInput, 'event' | 'occurredAt' | 'reason'>): Promise<void> {
   if (e.event === 'delivered') await run(trx, DELIVERED, [logId, e.occurredAt]);
   else if (e.event === 'bounced' || e.event === 'rejected') await run(trx, FAILED, [logId, e.event, e.reason]);
 }
@@ -50,5 +53,28 @@ export async function recordReport(db: Executor, key: string, report: VerifiedRe
       if (rows[0].log_id !== null) await advance(trx, Number(rows[0].log_id), e);
     }
     return result;
+  });
+}
+
+const ATTACH = `update svc_notify_delivery_events e set log_id = l.id
+from svc_notify_logs l
+where l.id = any($1::int[]) and e.log_id is null and l.provider_message_id is not null
+  and e.provider_message_id = l.provider_message_id and e.provider_id = l.provider_id
+returning e.id, e.log_id, e.event, e.reason, e.occurred_at`;
+
+interface AttachedRow { id: number; log_id: number; event: DeliveryEventKind; reason: string | null; occurred_at: Date | string | null }
+
+/** Links delivery events that arrived before their log had its provider_message_id (log_id null, same provider and
+ * message id) to the given logs, and applies them to the status in the order they arrived. Returns how many. */
+export async function attachEarlyEvents(db: Executor, logIds: readonly number[]): Promise<number> {
+  if (logIds.length === 0) return 0;
+  return inTransaction(db, async (trx) => {
+    const rows = await run<AttachedRow>(trx, ATTACH, [logIds]);
+    rows.sort((a, b) => Number(a.id) - Number(b.id));
+    for (const r of rows) {
+      const occurredAt = r.occurred_at === null ? null : new Date(r.occurred_at).toISOString();
+      await advance(trx, Number(r.log_id), { event: r.event, reason: r.reason, occurredAt });
+    }
+    return rows.length;
   });
 }
