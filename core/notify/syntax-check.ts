@@ -4,9 +4,12 @@ import Handlebars from 'handlebars';
 import { Ajv } from 'ajv';
 import { InvalidPayloadError } from '../errors.ts';
 import { isPlainObject } from '../items/write/payload.ts';
+import { tooDeep } from './template-validation.ts';
 
 /** Throws INVALID_PAYLOAD when `text` does not compile as a Handlebars template (message names line and reason). */
 export function assertTemplateCompiles(field: string, text: string): void {
+  const deep = tooDeep(text);
+  if (deep) throw new InvalidPayloadError(`"${field}" is not a valid template (line ${deep.line}): ${deep.message}`, { field });
   try {
     Handlebars.precompile(text);
   } catch (err) {

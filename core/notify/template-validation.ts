@@ -49,8 +49,9 @@ function unclosedBlock(text: string): { name: string; line: number } | null {
  * recursion), so a 1 MB body of nested blocks would hold the process for minutes. */
 export const MAX_NESTING = 100;
 
-/** The first place where blocks (`{{#`, `{{^name`) or sub-expressions nest deeper than MAX_NESTING, if any. */
-function tooDeep(text: string): TemplateError | null {
+/** The first place where blocks (`{{#`, `{{^name`) or sub-expressions nest deeper than MAX_NESTING, if any. Every
+ * path that compiles stored template text checks it first. */
+export function tooDeep(text: string): TemplateError | null {
   const tag = /\{\{!--[\s\S]*?--\}\}|\{\{![\s\S]*?\}\}|\{\{~?([#^/]?)([^}]*)\}\}/g;
   let depth = 0;
   for (let m = tag.exec(text); m; m = tag.exec(text)) {

@@ -38,6 +38,10 @@ describe('layouts', () => {
     await expect400('POST', '/notify/layouts', { id: 'no-slot', name: 'L', content: '<html>{{content}}</html>' }, '{{{content}}}');
     await expect400('POST', '/notify/layouts', { id: 'broken', name: 'L', content: '<html>\n{{#if x}}{{{content}}}\n</html>' }, 'line');
     await expect400('POST', '/notify/layouts', { id: 'bad id!', name: 'L', content: '{{{content}}}' }, 'id');
+    // Handlebars parses nested blocks in time quadratic in the depth: deep nesting is refused before it parses.
+    const started = Date.now();
+    await expect400('POST', '/notify/layouts', { id: 'deep', name: 'L', content: `${'{{#if a}}'.repeat(20_000)}{{{content}}}${'{{/if}}'.repeat(20_000)}` }, 'nest');
+    expect(Date.now() - started).toBeLessThan(5000);
     await expect400('POST', '/notify/layouts', { id: 'l', content: '{{{content}}}' }, 'name');
     await expect400('POST', '/notify/layouts', { id: 'l', name: 'L', content: '{{{content}}}', variables_schema: { type: 'nonsense' } }, 'variables_schema');
     await expect400('POST', '/notify/layouts', { id: 'l', name: 'L', content: '{{{content}}}', extra: 1 }, 'extra');

@@ -13,7 +13,7 @@ export interface Receiver {
   url: string;
   requests: Received[];
   /** What the receiver answers next (default 200 {id: 'msg-<n>'}). */
-  answer: (req: Received, n: number) => { status: number; body: unknown };
+  answer: (req: Received, n: number) => { status: number; body: unknown } | Promise<{ status: number; body: unknown }>;
   close(): Promise<void>;
 }
 
@@ -28,13 +28,13 @@ export async function startReceiver(answer?: Receiver['answer']): Promise<Receiv
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
+    req.on('end', async () => {
       const text = Buffer.concat(chunks).toString('utf8');
       let body: unknown = text;
       try { body = text ? JSON.parse(text) : null; } catch { /* keep the text */ }
       const rec: Received = { method: req.method ?? '', path: req.url ?? '', headers: req.headers, body };
       requests.push(rec);
-      const out = r.answer(rec, requests.length);
+      const out = await r.answer(rec, requests.length);
       res.writeHead(out.status, { 'content-type': 'application/json' });
       res.end(JSON.stringify(out.body));
     });

@@ -43,4 +43,35 @@ describe('trigger -> send -> delivery report', () => {
     const stats = await t.req('GET', '/notify/logs/stats');
     expect(stats.body.data).toMatchObject({ total: 1, delivered: 1, sent: 0, pending: 0 });
   });
+
+  it('a report that arrives before the worker has recorded the send is linked and applied afterwards', async () => {
+    let reportStatus = 0;
+    const EARLY_SECRET = 'early-webhook-secret'; // its own, so the report verifies against this provider
+    const early = await startReceiver(async (_r, n) => {
+      // The gateway reports delivery before it has even answered the send: the log is still `sending`, unlinked.
+      const body = JSON.stringify({ events: [{ id: `early-evt-${n}`, type: 'delivered', message_id: `early-${n}`, timestamp: new Date().toISOString() }] });
+      reportStatus = (await t.req('POST', '/notify/webhooks/gateway_mail', body, { token: null, headers: gatewaySign(EARLY_SECRET, body) })).status;
+      return { status: 202, body: { id: `early-${n}` } };
+    });
+    try {
+      const pid = await createProvider(t, {
+        name: 'gw-early', channel: 'email', type: 'gateway_mail', is_primary: true,
+        config: { base_url: `${early.url}/`, api_key: 'k', from: 'gw@example.com' }, webhook_enabled: true, webhook_secret: EARLY_SECRET,
+      });
+      await addTemplate(t, { id: 'early-tpl' });
+      await addContent(t, 'early-tpl', { provider_id: pid, subject: 'Hi', content: '<p>{{n}}</p>' });
+      const trig = await t.req('POST', '/notify/trigger', { template_id: 'early-tpl', recipients: ['b@example.com'], variables: { n: 2 } });
+      expect(trig.status).toBe(200);
+      const id = trig.body.data.log_ids[0];
+      const log = await waitFor(async () => {
+        const r = await t.req('GET', `/notify/logs/${id}?fields=status,provider_message_id,delivered_at`);
+        return r.body.data.status === 'delivered' ? r.body.data : null;
+      }, 8000, 'log delivered');
+      expect(reportStatus).toBe(200);
+      expect(log).toMatchObject({ status: 'delivered', provider_message_id: 'early-1' });
+      expect(log.delivered_at).not.toBeNull();
+    } finally {
+      await early.close();
+    }
+  });
 });

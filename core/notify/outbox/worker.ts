@@ -19,6 +19,7 @@ import type { Executor } from '../../db/database.ts';
 import { parseJsonColumn } from '../providers-store.ts';
 import { SenderPool } from './senders.ts';
 import { claimDue, markFailed, markSentMany, reclaimExpired, releaseClaims, type ClaimedLog, type SentRecord } from './store.ts';
+import { attachEarlyEvents } from '../webhooks/index.ts';
 
 export interface WorkerOptions {
   concurrency?: number;
@@ -170,6 +171,10 @@ export class NotifyWorker {
       try {
         await markSentMany(this.#db, batch.map((b) => b.record), this.id);
         for (const b of batch) b.done();
+        // Delivery reports that came in before the sent outcome was written wait unlinked: link and apply them.
+        await attachEarlyEvents(this.#db, batch.map((b) => b.record.log.id)).catch((err: unknown) => {
+          console.error('notify: could not link early delivery reports:', (err as Error).message);
+        });
       } catch (err) {
         for (const b of batch) b.fail(err);
       } finally {

@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 import Handlebars from 'handlebars';
 import { InvalidPayloadError } from '../../errors.ts';
 import { Lru } from './lru.ts';
+import { tooDeep } from '../template-validation.ts';
 
 type Compiled = (context: unknown) => string;
 
@@ -27,6 +28,8 @@ function compiled(src: Source): Compiled {
   const key = `${src.kind}:${src.id}:${stamp}`;
   let fn = cache.get(key);
   if (!fn) {
+    const deep = tooDeep(src.text);
+    if (deep) throw new InvalidPayloadError(`The ${src.kind} template${src.id !== '' ? ` "${src.id}"` : ''} does not compile: ${deep.message}`);
     try {
       const template = hb.compile(src.text, { noEscape: src.kind === 'subject', strict: false });
       template({}); // compile errors surface on first use: find them now
