@@ -2,6 +2,7 @@
 import type { Context } from 'hono';
 import { ContentTooLargeError, InvalidPayloadError, UnsupportedMediaTypeError } from '../../core/errors.ts';
 import type { AppEnv } from './env.ts';
+import { readBounded } from '../../core/streams/read-bounded.ts';
 
 export async function readText(c: Context<AppEnv>): Promise<string> {
   const limit = c.get('services').config.maxPayloadSize;
@@ -18,23 +19,7 @@ export async function readText(c: Context<AppEnv>): Promise<string> {
   return bytes.toString('utf8');
 }
 
-/** A whole body of at most `limit` bytes; null (and the stream cancelled) once it grows past that. */
-export async function readBounded(body: ReadableStream<Uint8Array>, limit: number): Promise<Buffer | null> {
-  const reader = body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > limit) {
-      await reader.cancel();
-      return null;
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks);
-}
+export { readBounded };
 
 /** The JSON body, or undefined for an empty body. Malformed JSON is a 400. */
 export async function readJson(c: Context<AppEnv>): Promise<unknown> {

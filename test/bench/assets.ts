@@ -20,6 +20,7 @@ import autocannon from 'autocannon';
 import pg from 'pg';
 import sharp from 'sharp';
 import { startServer, type ServerProcess } from './processes.ts';
+import { withDatabase, query, fmt } from './shared.ts';
 
 export const ASSET_SCENARIO_KEYS = ['g', 'h', 'i', 'j'] as const;
 
@@ -41,22 +42,6 @@ const CACHED_WIDTH = 400;
 
 function log(message: string) {
   console.log(`[bench:assets] ${message}`);
-}
-
-function withDatabase(url: string, database: string): string {
-  const u = new URL(url);
-  u.pathname = `/${database}`;
-  return u.toString();
-}
-
-async function query(url: string, sql: string, values: unknown[] = []): Promise<pg.QueryResultRow[]> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return (await client.query(sql, values)).rows;
-  } finally {
-    await client.end();
-  }
 }
 
 /** A photo-like JPEG: smooth noise, 2400 x 1600. */
@@ -92,10 +77,6 @@ async function measure(url: string, requests: autocannon.Request[], connections:
 async function fetchBytes(url: string, headers: Record<string, string> = {}): Promise<{ status: number; bytes: Buffer }> {
   const res = await fetch(url, { headers });
   return { status: res.status, bytes: Buffer.from(await res.arrayBuffer()) };
-}
-
-function fmt(n: number, digits = 0): string {
-  return n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
 }
 
 export async function runAssetBench(keys: readonly string[], settings: AssetBenchSettings): Promise<void> {

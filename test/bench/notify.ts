@@ -21,6 +21,7 @@ import { migrateToLatest } from '../../core/db/migrate.ts';
 import { htmlToText } from '../../core/notify/channels/text.ts';
 import { createServices, type Services } from '../../core/services.ts';
 import { startSmtpOn } from '../notify/outbox-helpers.ts';
+import { withDatabase } from './shared.ts';
 
 export const NOTIFY_SCENARIO_KEYS = ['n', 'o'] as const;
 
@@ -28,12 +29,6 @@ const here = dirname(fileURLToPath(import.meta.url));
 const DB = 'svc_bench_notify';
 
 const html = (i: number) => `<html><body><h1>Order ${i}</h1><p>${'Thank you for your order. '.repeat(20)}</p><p><a href="https://example.com/o/${i}">https://example.com/o/${i}</a></p></body></html>`;
-
-function withDatabase(url: string, database: string): string {
-  const u = new URL(url);
-  u.pathname = `/${database}`;
-  return u.toString();
-}
 
 async function admin(url: string, sql: string): Promise<void> {
   const c = new pg.Client({ connectionString: url });

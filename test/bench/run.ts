@@ -32,6 +32,7 @@ import { ASSET_SCENARIO_KEYS, runAssetBench } from './assets.ts';
 import { runUploadMemoryBench } from './upload-memory.ts';
 import { runVersionBench, VERSION_SCENARIO_KEYS } from './versions.ts';
 import { NOTIFY_SCENARIO_KEYS, runNotifyBench } from './notify.ts';
+import { withDatabase, fmt } from './shared.ts';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '..', '..');
@@ -64,11 +65,6 @@ const settings = {
 const ADMIN_EMAIL = 'bench@example.com';
 const ADMIN_PASSWORD = `bench-${randomBytes(9).toString('hex')}`;
 
-function withDatabase(url: string, database: string): string {
-  const u = new URL(url);
-  u.pathname = `/${database}`;
-  return u.toString();
-}
 const benchUrl = withDatabase(settings.adminUrl, settings.database);
 
 function log(message: string) {
@@ -259,10 +255,6 @@ async function measure(scenario: Scenario, target: Target, ctx: ScenarioContext)
 }
 
 interface Row { key: string; name: string; service: Measurement; raw: Measurement; ratio: number; contentNote: string | null }
-
-function fmt(n: number, digits = 0): string {
-  return n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
-}
 
 function renderTable(rows: Row[]): string {
   const lines = [

@@ -18,6 +18,7 @@ import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import pg from 'pg';
 import { startServer, type ServerProcess } from './processes.ts';
+import { withDatabase, query, fmt } from './shared.ts';
 
 export const VERSION_SCENARIO_KEYS = ['l', 'm'] as const;
 
@@ -35,26 +36,6 @@ const DATABASE = 'svc_bench_versions';
 
 function log(message: string) {
   console.log(`[bench:versions] ${message}`);
-}
-
-function withDatabase(url: string, database: string): string {
-  const u = new URL(url);
-  u.pathname = `/${database}`;
-  return u.toString();
-}
-
-async function query(url: string, sql: string, values: unknown[] = []): Promise<pg.QueryResultRow[]> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return (await client.query(sql, values)).rows;
-  } finally {
-    await client.end();
-  }
-}
-
-function fmt(n: number, digits = 0): string {
-  return n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
 }
 
 function client(baseUrl: string, token: string) {

@@ -2,6 +2,7 @@
  * default; tests swap them with useWebhookDeps (their own certificate host, a fake fetcher, a fixed clock). */
 import type { Services } from '../../services.ts';
 import type { WebhookDeps } from './types.ts';
+import { readBounded } from '../../streams/read-bounded.ts';
 
 /** sns.<region>.amazonaws.com (and the China partition's amazonaws.com.cn). */
 export const SNS_HOST = /^sns\.[a-z0-9-]+\.amazonaws\.com(\.cn)?$/;
@@ -13,20 +14,9 @@ const FETCH_MAX_BYTES = 64 * 1024;
 export async function boundedFetchText(url: string): Promise<string> {
   const res = await fetch(url, { redirect: 'error', signal: AbortSignal.timeout(FETCH_TIMEOUT_MS) });
   if (!res.ok || !res.body) throw new Error(`GET ${url}: ${res.status}`);
-  const reader = res.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > FETCH_MAX_BYTES) {
-      await reader.cancel();
-      throw new Error(`GET ${url}: body larger than ${FETCH_MAX_BYTES} bytes`);
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks).toString('utf8');
+  const bytes = await readBounded(res.body, FETCH_MAX_BYTES);
+  if (bytes === null) throw new Error(`GET ${url}: body larger than ${FETCH_MAX_BYTES} bytes`);
+  return bytes.toString('utf8');
 }
 
 export const defaultWebhookDeps: WebhookDeps = { now: () => Date.now(), fetchText: boundedFetchText, snsHost: SNS_HOST };
