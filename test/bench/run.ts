@@ -14,7 +14,7 @@
  * Rows l (preview read vs plain read) and m (promotes/s) run on their own database (test/bench/versions.ts):
  * `BENCH_SCENARIOS=l,m npm run bench`; BENCH_PROMOTES sets the number of drafts promoted (default 2000).
  *
- * Rows n and o (notifications sent/s by 1 and 2 notify workers vs nodemailer direct, test/bench/notify.ts) run on
+ * Rows n and o (notifications sent/s by 1 and 2 notify worker processes vs as many nodemailer processes, test/bench/notify.ts) run on
  * their own database with a local smtp-server: `BENCH_SCENARIOS=n,o npm run bench`; BENCH_NOTIFY_MESSAGES (2000).
  *
  * Other knobs: BENCH_RATE_LIMITER=1 (limiter on, limits too high to trip), BENCH_SCENARIOS=a,b,f (subset), BENCH_KEEP_DB=1 (keep svc_bench), BENCH_INDEXES=0 (see below). */

@@ -62,12 +62,18 @@ where l.id = any($1::int[]) and e.log_id is null and l.provider_message_id is no
   and e.provider_message_id = l.provider_message_id and e.provider_id = l.provider_id
 returning e.id, e.log_id, e.event, e.reason, e.occurred_at`;
 
+const ANY_EARLY = `/*p*/select 1 from svc_notify_delivery_events e join svc_notify_logs l
+  on e.provider_message_id = l.provider_message_id and e.provider_id = l.provider_id
+where l.id = any($1::int[]) and e.log_id is null and l.provider_message_id is not null limit 1`;
+
 interface AttachedRow { id: number; log_id: number; event: DeliveryEventKind; reason: string | null; occurred_at: Date | string | null }
 
 /** Links delivery events that arrived before their log had its provider_message_id (log_id null, same provider and
  * message id) to the given logs, and applies them to the status in the order they arrived. Returns how many. */
 export async function attachEarlyEvents(db: Executor, logIds: readonly number[]): Promise<number> {
   if (logIds.length === 0) return 0;
+  // Almost always there is nothing to link: one indexed probe instead of a transaction per worker batch.
+  if ((await run(db, ANY_EARLY, [logIds])).length === 0) return 0;
   return inTransaction(db, async (trx) => {
     const rows = await run<AttachedRow>(trx, ATTACH, [logIds]);
     rows.sort((a, b) => Number(a.id) - Number(b.id));
