@@ -1,17 +1,10 @@
-/** In-app notifications of the workflow (svc_notifications rows). The one place workflow code notifies people,
- * so the notification module can take it over (templates, channels) without touching the engine. */
+/** The one place workflow code notifies people: through the notification module's in-app channel, so other
+ * channels or templates can be added here without touching the engine. */
 import type { Executor } from '../db/database.ts';
-import { deliverInApp } from '../notify/inapp.ts';
+import { deliverInApp, type InAppNotice } from '../notify/inapp.ts';
 
-export interface WorkflowNotice {
-  recipients: readonly string[];
-  subject: string;
-  message?: string | null;
-  collection?: string | null;
-  item?: string | null;
-  /** The user whose action caused it; null for the system (timeouts, automatic steps). */
-  sender?: string | null;
-}
+/** What the workflow says to people: the in-app notice without the module's log columns (filled in here). */
+export type WorkflowNotice = Omit<InAppNotice, 'log'>;
 
 /** One inbox notification per distinct recipient, written in `db` (the caller's transaction) through the
  * notification module's in-app channel (core/notify/inapp.ts: the rows and a `sent` in-app log, same transaction). */
