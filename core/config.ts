@@ -60,6 +60,62 @@ export interface Config {
   workflowTimeoutIntervalMs: number;
   /** NOTIFY_*: the notification outbox worker (core/notify/outbox). */
   notify: NotifyConfig;
+  /** METRICS_*: GET /server/metrics (SPEC.md > Server, metrics). */
+  metrics: MetricsConfig;
+  /** PRESSURE_LIMITER_* (PRESSURE_ENABLED): 503 under event-loop or memory pressure. */
+  pressure: PressureConfig;
+  /** GRAPHQL_*: limits of /graphql. */
+  graphql: GraphqlConfig;
+  /** IMPORT_* / EXPORT_*: /utils/import and /utils/export. */
+  transfer: TransferConfig;
+}
+
+export interface MetricsConfig {
+  /** METRICS_ENABLED (false). */
+  enabled: boolean;
+  /** METRICS_NAME_PREFIX (svc_). */
+  namePrefix: string;
+}
+
+export interface PressureConfig {
+  /** PRESSURE_LIMITER_ENABLED, or SPEC.md's PRESSURE_ENABLED (true). */
+  enabled: boolean;
+  /** PRESSURE_LIMITER_SAMPLE_INTERVAL (250 ms): how often the loop is sampled. */
+  sampleIntervalMs: number;
+  /** PRESSURE_LIMITER_MAX_EVENT_LOOP_DELAY (500 ms; 0 = off): p99 event-loop delay over the last interval. */
+  maxEventLoopDelayMs: number;
+  /** PRESSURE_LIMITER_MAX_EVENT_LOOP_UTILIZATION (0.99; 0 = off). */
+  maxEventLoopUtilization: number;
+  /** PRESSURE_LIMITER_MAX_MEMORY_HEAP_USED (bytes; 0 = off). */
+  maxMemoryHeapUsed: number;
+  /** PRESSURE_LIMITER_MAX_MEMORY_RSS (bytes; 0 = off). */
+  maxMemoryRss: number;
+  /** PRESSURE_LIMITER_RETRY_AFTER (seconds, default 1): the Retry-After of a 503. */
+  retryAfterSeconds: number;
+}
+
+export interface GraphqlConfig {
+  /** GRAPHQL_INTROSPECTION (true). */
+  introspection: boolean;
+  /** GRAPHQL_MAX_DEPTH (10): nesting of selection sets. */
+  maxDepth: number;
+  /** GRAPHQL_MAX_ALIASES (25): aliases in one document. */
+  maxAliases: number;
+  /** GRAPHQL_MAX_COST (100): estimated SQL statements and levels one document may cost. */
+  maxCost: number;
+  /** GRAPHQL_QUERY_TOKEN_LIMIT (5000): lexical tokens in one document. */
+  maxTokens: number;
+}
+
+export interface TransferConfig {
+  /** IMPORT_MAX_SIZE (100mb): the largest import body. */
+  importMaxSize: number;
+  /** IMPORT_BATCH_SIZE (500): rows written per insert batch of an import (all in one transaction). */
+  importBatchSize: number;
+  /** IMPORT_MAX_LINE_SIZE (1mb): the longest CSV record an import accepts. */
+  importMaxLineSize: number;
+  /** EXPORT_BATCH_SIZE (5000): rows read per page of an export. */
+  exportBatchSize: number;
 }
 
 export interface NotifyConfig {
@@ -104,6 +160,29 @@ function int(env: Env, name: string, fallback: number): number {
 function str(env: Env, name: string, fallback: string): string {
   const raw = env[name];
   return raw === undefined || raw === '' ? fallback : raw;
+}
+
+function bool(env: Env, name: string, fallback: boolean): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (raw === 'true' || raw === '1') return true;
+  if (raw === 'false' || raw === '0') return false;
+  throw new Error(`${name} must be true or false, got "${raw}"`);
+}
+
+function num(env: Env, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '' || raw === 'false') return raw === 'false' ? 0 : fallback;
+  const n = Number(raw);
+  if (!Number.isFinite(n) || n < 0) throw new Error(`${name} must be a non-negative number, got "${raw}"`);
+  return n;
+}
+
+/** A byte size, or 0 (off) when unset or `false`. */
+function bytesOrOff(env: Env, name: string): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '' || raw === 'false') return 0;
+  return parseBytes(raw);
 }
 
 function opt(env: Env, name: string): string | null {
@@ -177,6 +256,32 @@ export function loadConfig(env: Env = process.env): Config {
       retryDelayMs: parseDuration(str(env, 'NOTIFY_RETRY_DELAY', '30s')),
       retryMaxDelayMs: parseDuration(str(env, 'NOTIFY_RETRY_MAX_DELAY', '1h')),
       leaseMs: Math.max(1000, parseDuration(str(env, 'NOTIFY_LEASE', '5m'))),
+    },
+    metrics: {
+      enabled: bool(env, 'METRICS_ENABLED', false),
+      namePrefix: str(env, 'METRICS_NAME_PREFIX', 'svc_'),
+    },
+    pressure: {
+      enabled: bool(env, 'PRESSURE_LIMITER_ENABLED', bool(env, 'PRESSURE_ENABLED', true)),
+      sampleIntervalMs: Math.max(10, int(env, 'PRESSURE_LIMITER_SAMPLE_INTERVAL', 250)),
+      maxEventLoopDelayMs: num(env, 'PRESSURE_LIMITER_MAX_EVENT_LOOP_DELAY', 500),
+      maxEventLoopUtilization: num(env, 'PRESSURE_LIMITER_MAX_EVENT_LOOP_UTILIZATION', 0.99),
+      maxMemoryHeapUsed: bytesOrOff(env, 'PRESSURE_LIMITER_MAX_MEMORY_HEAP_USED'),
+      maxMemoryRss: bytesOrOff(env, 'PRESSURE_LIMITER_MAX_MEMORY_RSS'),
+      retryAfterSeconds: Math.max(1, int(env, 'PRESSURE_LIMITER_RETRY_AFTER', 1)),
+    },
+    graphql: {
+      introspection: bool(env, 'GRAPHQL_INTROSPECTION', true),
+      maxDepth: Math.max(1, int(env, 'GRAPHQL_MAX_DEPTH', 10)),
+      maxAliases: Math.max(0, int(env, 'GRAPHQL_MAX_ALIASES', 25)),
+      maxCost: Math.max(1, int(env, 'GRAPHQL_MAX_COST', 100)),
+      maxTokens: Math.max(100, int(env, 'GRAPHQL_QUERY_TOKEN_LIMIT', 5000)),
+    },
+    transfer: {
+      importMaxSize: parseBytes(str(env, 'IMPORT_MAX_SIZE', '100mb')),
+      importBatchSize: Math.max(1, int(env, 'IMPORT_BATCH_SIZE', 500)),
+      importMaxLineSize: parseBytes(str(env, 'IMPORT_MAX_LINE_SIZE', '1mb')),
+      exportBatchSize: Math.max(1, int(env, 'EXPORT_BATCH_SIZE', 5000)),
     },
   };
 }
