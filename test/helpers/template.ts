@@ -28,6 +28,9 @@ export function testEnv(extra: Record<string, string> = {}): Record<string, stri
     // Off by default: in-process requests share one client IP, and many files log in more than the login
     // bucket allows. test/rate-limit*.test.ts turn it on.
     RATE_LIMITER_ENABLED: 'false',
+    // Off by default: a loaded CI machine (PGlite runs in the test's own event loop) must not shed test
+    // requests. test/server/pressure*.test.ts turn it on.
+    PRESSURE_LIMITER_ENABLED: 'false',
     ...extra,
   };
 }
