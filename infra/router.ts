@@ -1,7 +1,8 @@
 /** The public entry: one CloudFront distribution (SST Router). Everything goes to the API Gateway, except
  * - /assets and /tus -> the container (assets are cached at the edge per the container's Cache-Control,
  *   ASSETS_CACHE_TTL);
- * - multipart POST /files and PATCH /files/{id} -> the container (Lambda request bodies stop at 6 MB).
+ * - multipart POST /files and PATCH /files/{id} -> the container (Lambda request bodies stop at 6 MB);
+ * - /utils/import and /utils/export -> the container (streamed bodies beyond 6 MB and 15 minutes).
  * CloudFront routes by path, not by method or content type, so the router's viewer-request snippet (which runs
  * before the routing code) moves multipart uploads under /_container, a route whose rewrite strips that prefix
  * again before the request reaches the container. Verify on the first deploy that the SST version in use runs
@@ -26,6 +27,8 @@ export function createRouter(apiUrl: $util.Input<string>, containerUrl: $util.In
   router.route('/', apiUrl);
   router.route('/assets', containerUrl);
   router.route('/tus', containerUrl, { readTimeout: '60 seconds' });
+  router.route('/utils/import', containerUrl, { readTimeout: '60 seconds' });
+  router.route('/utils/export', containerUrl, { readTimeout: '60 seconds' });
   router.route('/_container', containerUrl, { rewrite: { regex: '^/_container/(.*)$', to: '/$1' }, readTimeout: '60 seconds' });
   return router;
 }
