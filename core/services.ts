@@ -15,6 +15,8 @@ import { routeMessages } from './queue/router.ts';
 import { ACTION_MESSAGE } from './events/bus.ts';
 import { NotifyWorker } from './notify/outbox/worker.ts';
 import { WAKE_MESSAGE } from './notify/wake.ts';
+import { createHttpMetrics, type HttpMetrics } from './metrics/http-metrics.ts';
+import { startPressureMonitor, type PressureMonitor } from './pressure/monitor.ts';
 
 export interface Services {
   config: Config;
@@ -35,6 +37,10 @@ export interface Services {
    * leaves it to the container): one consumer routing action events to the event bus and `notify.wake` to the
    * notify worker (core/queue/router.ts). Started automatically with the in-process queue. */
   consumeEvents(): void;
+  /** METRICS_ENABLED: this instance's Prometheus registry and HTTP metrics (core/metrics); null when off. */
+  metrics: HttpMetrics | null;
+  /** PRESSURE_LIMITER_ENABLED: the load sampler (core/pressure), stopped by close(); null when off. */
+  pressure: PressureMonitor | null;
   close(): Promise<void>;
 }
 
@@ -49,6 +55,7 @@ export interface StartOptions {
 }
 
 export async function createServices(config: Config, opts: StartOptions = {}): Promise<Services> {
+  const metrics = config.metrics.enabled ? createHttpMetrics(config.metrics) : null;
   const database = opts.database ?? await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolMax: config.dbPoolMax });
   if (!opts.skipMigrations) {
     await migrateToLatest(database);
@@ -74,6 +81,7 @@ export async function createServices(config: Config, opts: StartOptions = {}): P
     consumeEvents();
     notify.start();
   }
+  const pressure = startPressureMonitor(config.pressure);
   return {
     config,
     database,
@@ -85,7 +93,10 @@ export async function createServices(config: Config, opts: StartOptions = {}): P
     queue,
     notify,
     consumeEvents,
+    metrics,
+    pressure,
     async close() {
+      pressure?.stop();
       await events.drain();
       await stopConsuming?.();
       await notify.stop();
