@@ -77,7 +77,9 @@ export class InvalidPayloadError extends ServiceError {
   }
 }
 export class InvalidQueryError extends ServiceError {
-  constructor(message: string) { super(400, 'INVALID_QUERY', message); }
+  constructor(message: string, extensions: Record<string, unknown> = {}, reason?: string) {
+    super(400, 'INVALID_QUERY', message, extensions, reason);
+  }
 }
 export class UnsupportedMediaTypeError extends ServiceError {
   constructor(message = 'Unsupported media type.') { super(400, 'UNSUPPORTED_MEDIA_TYPE', message); }
@@ -136,6 +138,8 @@ export function mapDatabaseError(err: unknown): unknown {
     case '22P02': case '22007': case '22008': case '22003': case '22001': case '22023': case '2201W': case '2201X':
     case '22021': case '22004': case '22012': case '42804':
       return new InvalidPayloadError(err.code === '22001' ? 'Value is too long.' : err.code === '22003' ? 'Value is out of range.' : 'Invalid value.', ext, reason);
+    // Only a `_regex` filter (or a permission rule using one) can make Postgres compile a user's pattern.
+    case '2201B': return new InvalidQueryError('Invalid regular expression in a "_regex" filter.', ext, reason);
     default: return err;
   }
 }

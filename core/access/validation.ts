@@ -52,6 +52,21 @@ const text = (v: unknown): string => (typeof v === 'string' ? v : JSON.stringify
 const isEmpty = (v: unknown): boolean => v === null || v === '' || (Array.isArray(v) && v.length === 0);
 const truthy = (v: unknown): boolean => v === true || v === 'true' || v === 1 || v === '1';
 
+const TEXT_RULES: Record<string, { test: 'contains' | 'starts' | 'ends'; negated: boolean; caseless: boolean; word: string }> = {
+  _contains: { test: 'contains', negated: false, caseless: false, word: 'has to contain' },
+  _ncontains: { test: 'contains', negated: true, caseless: false, word: "can't contain" },
+  _icontains: { test: 'contains', negated: false, caseless: true, word: 'has to contain' },
+  _nicontains: { test: 'contains', negated: true, caseless: true, word: "can't contain" },
+  _starts_with: { test: 'starts', negated: false, caseless: false, word: 'has to start with' },
+  _nstarts_with: { test: 'starts', negated: true, caseless: false, word: "can't start with" },
+  _istarts_with: { test: 'starts', negated: false, caseless: true, word: 'has to start with' },
+  _nistarts_with: { test: 'starts', negated: true, caseless: true, word: "can't start with" },
+  _ends_with: { test: 'ends', negated: false, caseless: false, word: 'has to end with' },
+  _nends_with: { test: 'ends', negated: true, caseless: false, word: "can't end with" },
+  _iends_with: { test: 'ends', negated: false, caseless: true, word: 'has to end with' },
+  _niends_with: { test: 'ends', negated: true, caseless: true, word: "can't end with" },
+};
+
 /** Whether one operator holds for a value, and Directus' wording of the rule when it does not. */
 function check(op: string, raw: unknown, value: unknown, acc: Accountability): string | null {
   const expected = resolveVariable(raw, acc);
@@ -74,15 +89,23 @@ function check(op: string, raw: unknown, value: unknown, acc: Accountability): s
     case '_nnull': return (value !== null) === truthy(expected) ? null : truthy(expected) ? "Value can't be null." : 'Value has to be null.';
     case '_empty': return isEmpty(value) === truthy(expected) ? null : truthy(expected) ? 'Value has to be empty.' : "Value can't be empty.";
     case '_nempty': return !isEmpty(value) === truthy(expected) ? null : truthy(expected) ? "Value can't be empty." : 'Value has to be empty.';
-    case '_contains': case '_ncontains': case '_icontains': case '_starts_with': case '_ends_with': {
-      const haystack = typeof value === 'string' ? value : value === null ? '' : text(value);
+    case '_contains': case '_ncontains': case '_icontains': case '_nicontains': case '_starts_with': case '_nstarts_with':
+    case '_istarts_with': case '_nistarts_with': case '_ends_with': case '_nends_with': case '_iends_with': case '_niends_with': {
+      const rule = TEXT_RULES[op];
+      const raw = typeof value === 'string' ? value : value === null ? '' : text(value);
       const needle = text(expected);
-      const ok = op === '_contains' ? haystack.includes(needle)
-        : op === '_ncontains' ? !haystack.includes(needle)
-        : op === '_icontains' ? haystack.toLowerCase().includes(needle.toLowerCase())
-        : op === '_starts_with' ? haystack.startsWith(needle) : haystack.endsWith(needle);
-      const word = { _contains: 'has to contain', _ncontains: "can't contain", _icontains: 'has to contain', _starts_with: 'has to start with', _ends_with: 'has to end with' }[op];
-      return ok ? null : `Value ${word} "${needle}".`;
+      const [haystack, wanted] = rule.caseless ? [raw.toLowerCase(), needle.toLowerCase()] : [raw, needle];
+      const hit = rule.test === 'contains' ? haystack.includes(wanted) : rule.test === 'starts' ? haystack.startsWith(wanted) : haystack.endsWith(wanted);
+      return hit !== rule.negated ? null : `Value ${rule.word} "${needle}".`;
+    }
+    case '_regex': {
+      let pattern: RegExp;
+      try {
+        pattern = new RegExp(text(expected));
+      } catch {
+        return 'Invalid regular expression.';
+      }
+      return typeof value === 'string' && pattern.test(value) ? null : `Value has to match ${text(expected)}.`;
     }
     case '_between': case '_nbetween': {
       const [low, high] = list(raw, acc);

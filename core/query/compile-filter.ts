@@ -3,6 +3,7 @@ import { NUMERIC_TYPES, TEXT_TYPES } from '../schema/field-types.ts';
 import type { FieldOverview } from '../schema/types.ts';
 import type { FilterNode, SearchPlan } from './plan-types.ts';
 import { castOf, col, likeEscape, table, type SqlBuilder } from './sql-builder.ts';
+import { functionExpr } from './compile-function.ts';
 
 function columnFor(alias: string, field: FieldOverview): string {
   const c = col(alias, field);
@@ -15,7 +16,7 @@ function textOf(alias: string, field: FieldOverview): string {
 
 function compileCompare(b: SqlBuilder, alias: string, node: Extract<FilterNode, { kind: 'cmp' }>): string {
   const { field, op, value } = node;
-  const c = columnFor(alias, field);
+  const c = node.fn ? functionExpr(b, alias, node.fn) : columnFor(alias, field);
   const cast = castOf(field);
   switch (op) {
     case '_eq': return value === null ? `${c} is null` : `${c} = ${b.param(value, cast)}`;
@@ -37,8 +38,16 @@ function compileCompare(b: SqlBuilder, alias: string, node: Extract<FilterNode, 
     case '_contains': return `${textOf(alias, field)} like ${b.param(`%${likeEscape(value as string)}%`)}`;
     case '_ncontains': return `${textOf(alias, field)} not like ${b.param(`%${likeEscape(value as string)}%`)}`;
     case '_icontains': return `${textOf(alias, field)} ilike ${b.param(`%${likeEscape(value as string)}%`)}`;
+    case '_nicontains': return `${textOf(alias, field)} not ilike ${b.param(`%${likeEscape(value as string)}%`)}`;
     case '_starts_with': return `${textOf(alias, field)} like ${b.param(`${likeEscape(value as string)}%`)}`;
+    case '_nstarts_with': return `${textOf(alias, field)} not like ${b.param(`${likeEscape(value as string)}%`)}`;
+    case '_istarts_with': return `${textOf(alias, field)} ilike ${b.param(`${likeEscape(value as string)}%`)}`;
+    case '_nistarts_with': return `${textOf(alias, field)} not ilike ${b.param(`${likeEscape(value as string)}%`)}`;
     case '_ends_with': return `${textOf(alias, field)} like ${b.param(`%${likeEscape(value as string)}`)}`;
+    case '_nends_with': return `${textOf(alias, field)} not like ${b.param(`%${likeEscape(value as string)}`)}`;
+    case '_iends_with': return `${textOf(alias, field)} ilike ${b.param(`%${likeEscape(value as string)}`)}`;
+    case '_niends_with': return `${textOf(alias, field)} not ilike ${b.param(`%${likeEscape(value as string)}`)}`;
+    case '_regex': return `${textOf(alias, field)} ~ ${b.param(value, 'text')}`;
     case '_between': case '_nbetween': {
       const [lo, hi] = value as unknown[];
       const expr = `${c} between ${b.param(lo, cast)} and ${b.param(hi, cast)}`;

@@ -5,6 +5,7 @@ import { PREPARE_MARK } from '../db/pg-driver.ts';
 import { ident } from '../db/database.ts';
 import type { FieldOverview } from '../schema/types.ts';
 import { whereClause } from './compile-filter.ts';
+import { functionExpr } from './compile-function.ts';
 import type { AggregatePlan, FieldPlan, MetaPlan, SelectPlan, SortPlan } from './plan-types.ts';
 import { castOf, col, SqlBuilder, table } from './sql-builder.ts';
 
@@ -31,7 +32,7 @@ function orderBy(b: SqlBuilder, alias: string, sort: SortPlan[]): string {
   const parts = sort.map(({ target, desc }) => {
     let expr: string;
     if (target.chain.length === 0) {
-      expr = col(alias, target.field);
+      expr = target.fn ? functionExpr(b, alias, target.fn) : col(alias, target.field);
     } else {
       // M2O hops become a scalar subquery: (select a2.name from authors a2 where a2.id = t0.author)
       let from = alias;
@@ -47,7 +48,7 @@ function orderBy(b: SqlBuilder, alias: string, sort: SortPlan[]): string {
         }
         from = a;
       }
-      expr = `(select ${col(from, target.field)} from ${first} where ${joins.join(' and ')})`;
+      expr = `(select ${target.fn ? functionExpr(b, from, target.fn) : col(from, target.field)} from ${first} where ${joins.join(' and ')})`;
     }
     return `${expr} ${desc ? 'desc' : 'asc'}`;
   });
@@ -64,6 +65,7 @@ function page(b: SqlBuilder, limit: number | null, offset: number): string {
 function fieldExpr(b: SqlBuilder, alias: string, f: FieldPlan): string {
   switch (f.kind) {
     case 'column': return wireValue(alias, f.field);
+    case 'fn': return functionExpr(b, alias, f.fn);
     case 'm2o': {
       const a = b.alias();
       const child = f.child;
@@ -155,7 +157,8 @@ function aggregateExpr(a: string, fn: AggregatePlan['functions'][number]): strin
 export function compileAggregate(plan: AggregatePlan, meta: MetaPlan): CompiledRead {
   const b = new SqlBuilder();
   const a = b.alias();
-  const pairs: string[] = plan.groupBy.map((g) => `${b.param(g.field, 'text')}, ${wireValue(a, g)}`);
+  const groupExpr = plan.groupBy.map((g) => (g.fn ? functionExpr(b, a, g.fn) : null));
+  const pairs: string[] = plan.groupBy.map((g, i) => `${b.param(g.name, 'text')}, ${groupExpr[i] ?? wireValue(a, g.field)}`);
   const byFn = new Map<string, AggregatePlan['functions']>();
   for (const fn of plan.functions) byFn.set(fn.fn, [...(byFn.get(fn.fn) ?? []), fn]);
   for (const [fn, list] of byFn) {
@@ -167,9 +170,10 @@ export function compileAggregate(plan: AggregatePlan, meta: MetaPlan): CompiledR
     }
   }
   const where = whereClause(b, a, plan.filter, plan.search);
-  const group = plan.groupBy.length ? ` group by ${plan.groupBy.map((g) => col(a, g)).join(', ')}` : '';
+  // A function group is grouped and sorted by the very SQL text it is selected with (parameters bound once).
+  const group = plan.groupBy.length ? ` group by ${plan.groupBy.map((g, i) => groupExpr[i] ?? col(a, g.field)).join(', ')}` : '';
   const order = plan.sort.length
-    ? ` order by ${plan.sort.map((s) => `${'field' in s.expr ? col(a, s.expr.field) : aggregateExpr(a, s.expr.fn)} ${s.desc ? 'desc' : 'asc'}`).join(', ')}`
+    ? ` order by ${plan.sort.map((s) => `${'group' in s.expr ? groupExpr[plan.groupBy.indexOf(s.expr.group)] ?? col(a, s.expr.group.field) : aggregateExpr(a, s.expr.fn)} ${s.desc ? 'desc' : 'asc'}`).join(', ')}`
     : '';
   const inner = `select json_build_object(${pairs.join(', ')}) as j from ${table(plan.collection.collection)} as ${a}${where}${group}${order}${page(b, plan.limit, plan.offset)}`;
   const sql = `${PREPARE_MARK}select (select coalesce(json_agg(r.j), '[]'::json) from (${inner}) as r)::text as data${metaColumns(b, plan.collection.collection, meta)}`;

@@ -3,7 +3,7 @@
 import type { Accountability } from '../access/accountability.ts';
 import { InvalidQueryError } from '../errors.ts';
 import type { FieldOverview } from '../schema/types.ts';
-import type { FilterOperator } from './types.ts';
+import { MAX_REGEX_LENGTH, type FilterOperator } from './types.ts';
 import { isUuid } from '../uuid.ts';
 
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
@@ -132,9 +132,16 @@ export function coerceFilterValue(field: FieldOverview, op: FilterOperator, raw:
       if (items.length !== 2) throw new InvalidQueryError(`"${op}" on field "${field.field}" needs exactly two values.`);
       return items.map((v) => scalarItem(field, op, resolveVariable(v, acc)));
     }
-    case '_contains': case '_ncontains': case '_icontains': case '_starts_with': case '_ends_with':
+    case '_contains': case '_ncontains': case '_icontains': case '_nicontains': case '_starts_with': case '_nstarts_with':
+    case '_istarts_with': case '_nistarts_with': case '_ends_with': case '_nends_with': case '_iends_with': case '_niends_with':
       if (value === null || isComposite(value)) throw new InvalidQueryError(`"${op}" on field "${field.field}" needs a string.`);
       return String(value);
+    case '_regex': {
+      if (value === null || isComposite(value)) throw new InvalidQueryError(`"_regex" on field "${field.field}" needs a string.`);
+      const pattern = String(value);
+      if (pattern.length > MAX_REGEX_LENGTH) throw new InvalidQueryError(`"_regex" on field "${field.field}" is longer than ${MAX_REGEX_LENGTH} characters.`);
+      return pattern;
+    }
     default:
       if (isComposite(value)) throw new InvalidQueryError(`"${op}" on field "${field.field}" needs a single value.`);
       return coerceScalar(field, value);

@@ -113,6 +113,22 @@ export function parseDeepOptions(level: DeepQuery, limits: ParseLimits, path: st
   return q;
 }
 
+function parseAlias(raw: unknown, limits: ParseLimits): Record<string, string> {
+  const value = object('alias', raw, limits);
+  const out: Record<string, string> = {};
+  for (const [name, target] of Object.entries(value)) {
+    if (typeof target !== 'string' || target === '') throw new InvalidQueryError(`"alias[${name}]" must name a field.`);
+    out[name] = target;
+  }
+  return out;
+}
+
+function parseBoolean(name: string, raw: unknown): boolean {
+  if (raw === true || raw === 'true' || raw === '1') return true;
+  if (raw === false || raw === 'false' || raw === '0') return false;
+  throw new InvalidQueryError(`"${name}" must be true or false.`);
+}
+
 /** Parses every known query parameter; unknown parameters (access_token, version, ...) are left to the caller. */
 export function parseQuery(raw: Record<string, unknown>, limits: ParseLimits): Query {
   const q: Query = {};
@@ -135,5 +151,7 @@ export function parseQuery(raw: Record<string, unknown>, limits: ParseLimits): Q
   if (raw.deep !== undefined && raw.deep !== '') q.deep = parseDeep(raw.deep, limits);
   if (raw.aggregate !== undefined && raw.aggregate !== '') q.aggregate = parseAggregate(raw.aggregate, limits);
   if (raw.groupBy !== undefined && raw.groupBy !== '') q.groupBy = list('groupBy', jsonOrValue('groupBy', raw.groupBy));
+  if (raw.alias !== undefined && raw.alias !== '') q.alias = parseAlias(raw.alias, limits);
+  if (raw.backlink !== undefined && raw.backlink !== '') q.backlink = parseBoolean('backlink', raw.backlink);
   return q;
 }

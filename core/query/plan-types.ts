@@ -4,7 +4,9 @@ import type { FilterOperator } from './types.ts';
 
 export type FilterNode =
   | { kind: 'and' | 'or'; children: FilterNode[] }
-  | { kind: 'cmp'; field: FieldOverview; op: FilterOperator; value: unknown }
+  /** `fn` set: the comparison is on a function of the row (`year(date)`, `count(comments)`); `field` then is an
+   * integer stand-in named after the call, for value coercion. */
+  | { kind: 'cmp'; field: FieldOverview; op: FilterOperator; value: unknown; fn?: FunctionPlan }
   | { kind: 'm2o'; fk: FieldOverview; related: CollectionOverview; child: FilterNode }
   | { kind: 'o2m'; none: boolean; fkOnChild: FieldOverview; parentKey: FieldOverview; related: CollectionOverview; child: FilterNode }
   | { kind: 'a2o'; keyField: FieldOverview; collectionField: FieldOverview; branches: { related: CollectionOverview; child: FilterNode }[] }
@@ -12,6 +14,14 @@ export type FilterNode =
    * our collection name) from a row matching `child`: the reverse of an A2O, used by share scopes. */
   | { kind: 'a2oTarget'; related: CollectionOverview; keyField: FieldOverview; collectionField: FieldOverview; target: string; ownKey: FieldOverview; child: FilterNode }
   | { kind: 'bool'; value: boolean };
+
+export type DateFunction = 'year' | 'month' | 'week' | 'day' | 'weekday' | 'hour' | 'minute' | 'second';
+
+/** A function of a row usable in fields, filters, sort and groupBy: a date part of a date/time column (UTC), or
+ * the number of related rows of a to-many relation (only rows the caller may read are counted). */
+export type FunctionPlan =
+  | { kind: 'date'; fn: DateFunction; field: FieldOverview }
+  | { kind: 'count'; relation: FieldOverview; related: CollectionOverview; fkOnChild: FieldOverview; parentKey: FieldOverview; filter: FilterNode | null };
 
 /** Rows a caller may reach beyond its permissions, per collection (a share token: the shared item and what
  * is related to it). A collection without an entry is out of reach. */
@@ -21,6 +31,8 @@ export interface SortTarget {
   /** M2O hops from the planned collection to the sorted column's collection. */
   chain: { fk: FieldOverview; related: CollectionOverview }[];
   field: FieldOverview;
+  /** Sort by a function of the last collection's row instead of `field`. */
+  fn?: FunctionPlan;
 }
 
 export interface SortPlan {
@@ -35,6 +47,7 @@ export interface SearchPlan {
 
 export type FieldPlan =
   | { kind: 'column'; name: string; field: FieldOverview }
+  | { kind: 'fn'; name: string; fn: FunctionPlan }
   | { kind: 'm2o'; name: string; fk: FieldOverview; child: SelectPlan }
   | { kind: 'o2m'; name: string; fkOnChild: FieldOverview; parentKey: FieldOverview; child: SelectPlan; keysOnly: boolean }
   | { kind: 'a2o'; name: string; keyField: FieldOverview; collectionField: FieldOverview; branches: { collection: string; child: SelectPlan }[] };
@@ -57,14 +70,21 @@ export interface AggregateFunctionPlan {
   field: FieldOverview | null;
 }
 
+/** A groupBy entry: a column, or a function of the row (`year(date_created)`, keyed `date_created_year`). */
+export interface GroupByPlan {
+  name: string;
+  field: FieldOverview;
+  fn?: FunctionPlan;
+}
+
 export interface AggregatePlan {
   collection: CollectionOverview;
-  groupBy: FieldOverview[];
+  groupBy: GroupByPlan[];
   functions: AggregateFunctionPlan[];
   filter: FilterNode | null;
   search: SearchPlan | null;
   /** Sort by a groupBy field, or by an aggregate function alias (`count`, `-sum.views`...). */
-  sort: { expr: { field: FieldOverview } | { fn: AggregateFunctionPlan }; desc: boolean }[];
+  sort: { expr: { group: GroupByPlan } | { fn: AggregateFunctionPlan }; desc: boolean }[];
   limit: number | null;
   offset: number;
 }

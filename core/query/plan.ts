@@ -9,8 +9,10 @@ import type { CollectionOverview, FieldOverview, SchemaOverview } from '../schem
 import { coerceFilterValue, isUuid } from './filter-values.ts';
 import { parseDeepOptions, type ParseLimits } from './parse.ts';
 import type {
-  AggregateFunctionPlan, AggregatePlan, FieldPlan, FilterNode, ReadPlan, RowScope, SearchPlan, SelectPlan, SortPlan, SortTarget,
+  AggregateFunctionPlan, AggregatePlan, FieldPlan, FilterNode, FunctionPlan, GroupByPlan, ReadPlan, RowScope, SearchPlan, SelectPlan,
+  SortPlan, SortTarget,
 } from './plan-types.ts';
+import { checkDateFunction, FUNCTION_OPERATORS, functionKey, functionValueField, parseFunctionCall, type QueryFunction } from './functions.ts';
 import { FILTER_OPERATORS, type DeepQuery, type Filter, type FilterOperator, type Query } from './types.ts';
 
 export interface PlanContext {
@@ -93,6 +95,15 @@ export function planFilter(ctx: PlanContext, collection: CollectionOverview, fil
       children.push({ kind: key === '_and' ? 'and' : 'or', children: value.map((v) => planFilter(ctx, collection, v as Filter, depth + 1, trusted)) });
       continue;
     }
+    if (key.startsWith('$FOLLOW')) {
+      children.push(planFollow(ctx, collection, key, value, depth, trusted));
+      continue;
+    }
+    const call = parseFunctionCall(key);
+    if (call) {
+      children.push(...planFunctionFilter(ctx, collection, key, call, value, trusted));
+      continue;
+    }
     const [name, scope] = key.split(':', 2);
     const field = Object.hasOwn(collection.fields, name) ? collection.fields[name] : undefined;
     if (!field) throw new InvalidQueryError(`Invalid filter: field "${name}" does not exist in "${collection.collection}".`);
@@ -119,30 +130,36 @@ export function planFilter(ctx: PlanContext, collection: CollectionOverview, fil
   return { kind: 'and', children };
 }
 
+/** The condition on the rows of a to-many relation: `_some` (the default) or `_none` of them match. */
+function someOrNone(name: string, value: Record<string, unknown>): { none: boolean; inner: Filter } {
+  const keys = Object.keys(value);
+  if (!keys.includes('_some') && !keys.includes('_none')) return { none: false, inner: value };
+  if (keys.length !== 1) throw new InvalidQueryError(`Invalid filter on "${name}": "_some"/"_none" must stand alone.`);
+  const inner = value[keys[0]];
+  if (typeof inner !== 'object' || inner === null || Array.isArray(inner)) throw new InvalidQueryError(`Invalid filter on "${name}": "${keys[0]}" needs an object.`);
+  return { none: keys[0] === '_none', inner: inner as Filter };
+}
+
 function planRelationalFilter(
   ctx: PlanContext, collection: CollectionOverview, field: FieldOverview,
   relation: NonNullable<ReturnType<typeof relationOf>>, value: Record<string, unknown>, scope: string | undefined, depth: number,
   trusted: boolean,
 ): FilterNode {
+  if (relation.kind !== 'o2m' && ('_some' in value || '_none' in value)) {
+    throw new InvalidQueryError(`Invalid filter on "${field.field}": "_some"/"_none" apply to to-many relations, "${field.field}" is to-one.`);
+  }
   if (relation.kind === 'm2o') {
     const related = getCollection(ctx, relation.related);
     return { kind: 'm2o', fk: field, related, child: scopedChild(ctx, related, planFilter(ctx, related, value as Filter, depth + 1, trusted), trusted) };
   }
   if (relation.kind === 'o2m') {
     const related = getCollection(ctx, relation.related);
-    const keys = Object.keys(value);
-    let none = false;
-    let inner = value;
-    if (keys.includes('_some') || keys.includes('_none')) {
-      if (keys.length !== 1) throw new InvalidQueryError(`Invalid filter on "${field.field}": "_some"/"_none" must stand alone.`);
-      none = keys[0] === '_none';
-      inner = value[keys[0]] as Record<string, unknown>;
-    }
+    const { none, inner } = someOrNone(field.field, value);
     return {
       kind: 'o2m', none, related,
       fkOnChild: related.fields[relation.relation.field],
       parentKey: primaryOf(collection),
-      child: scopedChild(ctx, related, planFilter(ctx, related, inner as Filter, depth + 1, trusted), trusted),
+      child: scopedChild(ctx, related, planFilter(ctx, related, inner, depth + 1, trusted), trusted),
     };
   }
   // A2O: one branch per target collection, each gated by the discriminator.
@@ -156,6 +173,73 @@ function planRelationalFilter(
   }
   if (branches.length === 0) throw new InvalidQueryError(`Invalid filter on "${field.field}": no collection of it has those fields.`);
   return { kind: 'a2o', keyField: field, collectionField: collection.fields[relation.collectionField], branches };
+}
+
+const FOLLOW = /^\$FOLLOW\(\s*([\w-]+)\s*,\s*([\w-]+)\s*\)$/;
+
+/** `$FOLLOW(collection, field)`: the rows of `collection` whose many-to-one `field` points at this row, for a
+ * reverse relation that has no O2M alias field. Same semantics as an O2M filter (`_some` by default, `_none`). */
+function planFollow(ctx: PlanContext, collection: CollectionOverview, key: string, value: unknown, depth: number, trusted: boolean): FilterNode {
+  const m = FOLLOW.exec(key);
+  if (!m) throw new InvalidQueryError(`Invalid filter key "${key}": expected $FOLLOW(collection, field).`);
+  const related = getCollection(ctx, m[1]);
+  const fk = Object.hasOwn(related.fields, m[2]) ? related.fields[m[2]] : undefined;
+  const relation = fk ? relationOf(ctx.schema, related.collection, fk.field) : null;
+  if (!fk || relation?.kind !== 'm2o' || relation.related !== collection.collection) {
+    throw new InvalidQueryError(`Invalid filter "${key}": "${m[1]}.${m[2]}" is not a many-to-one relation to "${collection.collection}".`);
+  }
+  if (!trusted && !canRead(readPermission(ctx, related.collection), fk.field)) {
+    throw new ForbiddenError(`You don't have permission to filter on field "${m[2]}" of "${m[1]}".`);
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new InvalidQueryError(`Invalid filter on "${key}": expected an object.`);
+  const { none, inner } = someOrNone(key, value as Record<string, unknown>);
+  return {
+    kind: 'o2m', none, related, fkOnChild: fk, parentKey: primaryOf(collection),
+    child: scopedChild(ctx, related, planFilter(ctx, related, inner, depth + 1, trusted), trusted),
+  };
+}
+
+// ---------------------------------------------------------------- functions
+
+/** `year(date_created)`, `count(comments)` on `collection`. The field must be readable (a function reveals its
+ * field); a count counts only the related rows the caller may read. `trusted`: a permission rule's own use. */
+function planFunction(ctx: PlanContext, collection: CollectionOverview, call: { fn: QueryFunction; field: string }, key: string, trusted: boolean): FunctionPlan {
+  const field = Object.hasOwn(collection.fields, call.field) ? collection.fields[call.field] : undefined;
+  if (!field) throw new InvalidQueryError(`Invalid function "${key}": field "${call.field}" does not exist in "${collection.collection}".`);
+  if (!trusted) {
+    const perm = readPermission(ctx, collection.collection);
+    if (!canRead(perm, field.field) || (field.special.includes('conceal') && !ctx.accountability.admin)) {
+      throw new ForbiddenError(`You don't have permission to access field "${call.field}".`);
+    }
+  }
+  if (call.fn !== 'count') {
+    checkDateFunction(call.fn, field, key);
+    return { kind: 'date', fn: call.fn, field };
+  }
+  const relation = relationOf(ctx.schema, collection.collection, field.field);
+  if (relation?.kind !== 'o2m') throw new InvalidQueryError(`Function "count" needs a to-many relation, "${call.field}" is not one (in "${key}").`);
+  const related = getCollection(ctx, relation.related);
+  let filter: FilterNode | null = null;
+  if (!trusted) {
+    const perm = ctx.permissions.get(related.collection, 'read');
+    if (!perm) throw new ForbiddenError(`You don't have permission to access "${related.collection}" (in "${key}").`);
+    filter = rowFilter(ctx, related, perm);
+  }
+  return { kind: 'count', relation: field, related, fkOnChild: related.fields[relation.relation.field], parentKey: primaryOf(collection), filter };
+}
+
+function planFunctionFilter(
+  ctx: PlanContext, collection: CollectionOverview, key: string, call: { fn: QueryFunction; field: string }, value: unknown, trusted: boolean,
+): FilterNode[] {
+  const fn = planFunction(ctx, collection, call, key, trusted);
+  if (typeof value !== 'object' || value === null || Array.isArray(value) || Object.keys(value).length === 0) {
+    throw new InvalidQueryError(`Invalid filter on "${key}": expected an object of operators.`);
+  }
+  const stand = functionValueField(fn.kind === 'date' ? fn.field : fn.relation, key);
+  return Object.entries(value).map(([op, raw]) => {
+    if (!FUNCTION_OPERATORS.has(op)) throw new InvalidQueryError(`Invalid filter: operator "${op}" does not apply to "${key}".`);
+    return { kind: 'cmp', field: stand, op: op as FilterOperator, value: coerceFilterValue(stand, op as FilterOperator, raw, ctx.accountability), fn };
+  });
 }
 
 // ---------------------------------------------------------------- search and sort
@@ -181,6 +265,11 @@ function planSortTarget(ctx: PlanContext, collection: CollectionOverview, path: 
   const chain: SortTarget['chain'] = [];
   let current = collection;
   for (let i = 0; i < parts.length; i++) {
+    const call = i === parts.length - 1 ? parseFunctionCall(parts[i]) : null;
+    if (call) {
+      const fn = planFunction(ctx, current, call, parts[i], false);
+      return { chain, field: fn.kind === 'date' ? fn.field : fn.relation, fn };
+    }
     const perm = readPermission(ctx, current.collection);
     const field = Object.hasOwn(current.fields, parts[i]) ? current.fields[parts[i]] : undefined;
     if (!field) throw new InvalidQueryError(`Invalid sort: field "${parts[i]}" does not exist in "${current.collection}".`);
@@ -240,8 +329,8 @@ function buildTree(paths: string[], maxDepth: number): FieldTree {
     let node = root;
     for (let i = 0; i < parts.length; i++) {
       const part = parts[i];
-      if (!/^[\w*-]+(:[\w-]+)?$/.test(part)) throw new InvalidQueryError(`Invalid field "${path}".`);
       const last = i === parts.length - 1;
+      if (!/^[\w*-]+(:[\w-]+)?$/.test(part) && !(last && /^\w+\([\w-]+\)$/.test(part))) throw new InvalidQueryError(`Invalid field "${path}".`);
       const existing = node.get(part);
       if (last) {
         if (existing === undefined) node.set(part, null);
@@ -271,8 +360,19 @@ function deepLevel(deep: DeepQuery | undefined, name: string): DeepQuery | undef
   return typeof v === 'object' && v !== null ? (v as DeepQuery) : undefined;
 }
 
-function planFields(ctx: PlanContext, collection: CollectionOverview, tree: FieldTree, deep: DeepQuery | undefined, depth: number): FieldPlan[] {
+/** How a level was reached: the relation leading to it (for `backlink=false`), and the aliases of the top level. */
+interface Navigation {
+  /** The relation record the parent level followed to get here (identity-compared). */
+  via: object | null;
+  backlink: boolean;
+  aliases?: Readonly<Record<string, string>>;
+}
+
+const TOP: Navigation = { via: null, backlink: true };
+
+function planFields(ctx: PlanContext, collection: CollectionOverview, tree: FieldTree, deep: DeepQuery | undefined, depth: number, nav: Navigation): FieldPlan[] {
   const perm = readPermission(ctx, collection.collection);
+  const aliases = nav.aliases ?? {};
   // Expand wildcards into named entries, keeping explicit entries (which may carry sub-trees).
   const entries = new Map<string, FieldTree | null>();
   const star = tree.get('*');
@@ -280,13 +380,22 @@ function planFields(ctx: PlanContext, collection: CollectionOverview, tree: Fiel
     for (const f of Object.values(collection.fields)) {
       const relation = relationOf(ctx.schema, collection.collection, f.field);
       if (f.alias && !relation) continue;
+      if (relation && !nav.backlink && nav.via !== null && relation.relation === nav.via) continue;
       entries.set(f.field, star && relation ? star : null);
     }
   }
+  const functions: FieldPlan[] = [];
   for (const [key, sub] of tree) {
     if (key === '*') continue;
+    const call = parseFunctionCall(key);
+    if (call) {
+      functions.push({ kind: 'fn', name: functionKey(call), fn: planFunction(ctx, collection, call, key, false) });
+      continue;
+    }
     const name = key.split(':')[0];
-    if (!Object.hasOwn(collection.fields, name)) throw new InvalidQueryError(`Invalid field "${name}": it does not exist in "${collection.collection}".`);
+    if (!Object.hasOwn(collection.fields, name) && !Object.hasOwn(aliases, name)) {
+      throw new InvalidQueryError(`Invalid field "${name}": it does not exist in "${collection.collection}".`);
+    }
     entries.set(key, mergeTrees(key.includes(':') ? null : entries.get(key) ?? null, sub));
   }
 
@@ -303,9 +412,11 @@ function planFields(ctx: PlanContext, collection: CollectionOverview, tree: Fiel
 
   const out: FieldPlan[] = [];
   for (const [name, sub] of entries) {
-    const field = collection.fields[name];
-    if (!canRead(perm, name)) continue;
-    const relation = relationOf(ctx.schema, collection.collection, name);
+    // An alias reads its field under its own name, with its own deep options (deep[alias]).
+    const real = Object.hasOwn(aliases, name) ? aliases[name] : name;
+    const field = collection.fields[real];
+    if (!canRead(perm, real)) continue;
+    const relation = relationOf(ctx.schema, collection.collection, real);
     const scopes = scoped.get(name);
     if (!relation) {
       if (sub) throw new InvalidQueryError(`Invalid field "${name}.*": "${name}" is not a relation.`);
@@ -323,14 +434,14 @@ function planFields(ctx: PlanContext, collection: CollectionOverview, tree: Fiel
         continue;
       }
       const related = getCollection(ctx, relation.related);
-      const child = planSelect(ctx, related, { ...levelOpts, fields: undefined }, childTree, level, depth + 1, 'object');
+      const child = planSelect(ctx, related, { ...levelOpts, fields: undefined }, childTree, level, depth + 1, 'object', undefined, below(nav, relation.relation));
       out.push({ kind: 'm2o', name, fk: field, child });
     } else if (relation.kind === 'o2m') {
       // A bare O2M (keys only) into a collection the caller cannot read is left out, not an error.
       if (!childTree && !isReadable(ctx, relation.related)) continue;
       const related = getCollection(ctx, relation.related);
       const order = relationOrder(related, relation.relation.meta.sort_field);
-      const child = planSelect(ctx, related, { ...levelOpts, fields: undefined }, childTree ?? new Map([[related.primary!, null]]), level, depth + 1, 'list', order);
+      const child = planSelect(ctx, related, { ...levelOpts, fields: undefined }, childTree ?? new Map([[related.primary!, null]]), level, depth + 1, 'list', order, below(nav, relation.relation));
       out.push({ kind: 'o2m', name, fkOnChild: related.fields[relation.relation.field], parentKey: primaryOf(collection), child, keysOnly: !childTree });
     } else {
       const branches: { collection: string; child: SelectPlan }[] = [];
@@ -341,7 +452,7 @@ function planFields(ctx: PlanContext, collection: CollectionOverview, tree: Fiel
         const branchTree = scopes?.get(target) ?? childTree;
         if (!branchTree) continue;
         const usable: FieldTree = new Map([...branchTree].filter(([k]) => k === '*' || scopes || related.fields[k.split(':')[0]]));
-        branches.push({ collection: target, child: planSelect(ctx, related, {}, usable, deepLevel(level, target), depth + 1, 'object') });
+        branches.push({ collection: target, child: planSelect(ctx, related, {}, usable, deepLevel(level, target), depth + 1, 'object', undefined, below(nav, relation.relation)) });
       }
       if (branches.length === 0) {
         out.push({ kind: 'column', name, field });
@@ -350,12 +461,29 @@ function planFields(ctx: PlanContext, collection: CollectionOverview, tree: Fiel
       out.push({ kind: 'a2o', name, keyField: field, collectionField: collection.fields[relation.collectionField], branches });
     }
   }
+  out.push(...functions);
   return out;
+}
+
+function below(nav: Navigation, via: object): Navigation {
+  return { via, backlink: nav.backlink };
+}
+
+/** `alias[newName]=field`: a new name for a field of the top-level collection. A name clashing with a field, an
+ * alias of an alias, or an unknown field is INVALID_QUERY. */
+function checkAliases(collection: CollectionOverview, alias: Record<string, string>): Record<string, string> {
+  for (const [name, target] of Object.entries(alias)) {
+    if (!/^\w+$/.test(name)) throw new InvalidQueryError(`Invalid alias name "${name}".`);
+    if (Object.hasOwn(collection.fields, name)) throw new InvalidQueryError(`Alias "${name}" clashes with a field of "${collection.collection}".`);
+    if (Object.hasOwn(alias, target)) throw new InvalidQueryError(`Alias "${name}" points at another alias ("${target}").`);
+    if (!Object.hasOwn(collection.fields, target)) throw new InvalidQueryError(`Alias "${name}": field "${target}" does not exist in "${collection.collection}".`);
+  }
+  return alias;
 }
 
 function planSelect(
   ctx: PlanContext, collection: CollectionOverview, q: Query, tree: FieldTree, deep: DeepQuery | undefined, depth: number,
-  shape: 'list' | 'object', order: FieldOverview[] = collectionOrder(collection),
+  shape: 'list' | 'object', order: FieldOverview[] = collectionOrder(collection), nav: Navigation = TOP,
 ): SelectPlan {
   const perm = readPermission(ctx, collection.collection);
   const permFilter = rowFilter(ctx, collection, perm);
@@ -363,7 +491,7 @@ function planSelect(
   const { limit, offset } = shape === 'list' ? pagination(ctx, q, ctx.limits.defaultLimit) : { limit: null, offset: 0 };
   return {
     collection,
-    fields: planFields(ctx, collection, tree, deep, depth),
+    fields: planFields(ctx, collection, tree, deep, depth, nav),
     filter: and(userFilter, permFilter),
     search: planSearch(ctx, collection, q.search),
     sort: shape === 'list' ? planSort(ctx, collection, q.sort, order) : [],
@@ -382,7 +510,12 @@ function planAggregate(ctx: PlanContext, collection: CollectionOverview, q: Quer
     if (!canRead(perm, name)) throw new ForbiddenError(`You don't have permission to access field "${name}".`);
     return f;
   };
-  const groupBy = (q.groupBy ?? []).map((g) => column(g, 'groupBy'));
+  const groupBy: GroupByPlan[] = (q.groupBy ?? []).map((g) => {
+    const call = parseFunctionCall(g);
+    if (!call) return { name: g, field: column(g, 'groupBy') };
+    const fn = planFunction(ctx, collection, call, g, false);
+    return { name: functionKey(call), field: fn.kind === 'date' ? fn.field : fn.relation, fn };
+  });
   const functions: AggregateFunctionPlan[] = [];
   for (const [fn, fields] of Object.entries(q.aggregate ?? {}) as [AggregateFunctionPlan['fn'], string[]][]) {
     for (const name of fields) {
@@ -400,8 +533,10 @@ function planAggregate(ctx: PlanContext, collection: CollectionOverview, q: Quer
   const sort: AggregatePlan['sort'] = (q.sort ?? []).map((s) => {
     const desc = s.startsWith('-');
     const key = desc ? s.slice(1) : s;
-    const g = groupBy.find((f) => f.field === key);
-    if (g) return { expr: { field: g }, desc };
+    const call = parseFunctionCall(key);
+    const name = call ? functionKey(call) : key;
+    const g = groupBy.find((f) => f.name === name);
+    if (g) return { expr: { group: g }, desc };
     const [fn, fieldName] = key.split('.');
     const match = functions.find((f) => f.fn === fn && (fieldName === undefined ? f.field === null || functions.filter((x) => x.fn === fn).length === 1 : f.field?.field === fieldName));
     if (!match) throw new InvalidQueryError(`Invalid sort "${s}": sort an aggregate by a groupBy field or an aggregate function.`);
@@ -429,7 +564,8 @@ export function planRead(ctx: PlanContext, collectionName: string, q: Query): Re
     return { select: null, aggregate, meta };
   }
   const tree = buildTree(q.fields && q.fields.length > 0 ? q.fields : ['*'], ctx.limits.maxRelationalDepth);
-  const select = planSelect(ctx, collection, q, tree, q.deep, 0, 'list');
+  const nav: Navigation = { via: null, backlink: q.backlink !== false, aliases: q.alias ? checkAliases(collection, q.alias) : undefined };
+  const select = planSelect(ctx, collection, q, tree, q.deep, 0, 'list', undefined, nav);
   if (q.meta?.includes('filter_count')) meta.filterCount = { filter: select.filter, search: select.search };
   return { select, aggregate: null, meta };
 }
