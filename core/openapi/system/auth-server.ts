@@ -1,0 +1,129 @@
+/** /auth/*, /shares/auth, /server/*, /system/storage-providers, /graphql and /utils (GraphQL, metrics and
+ * import/export appear only once their routes are served: see document.ts). */
+import { ONE_PARAMETERS } from '../components.ts';
+import { operation } from '../operation.ts';
+import type { SchemaObject } from '../types.ts';
+import { arrayOf, endpoint, freeObject, pathParam, type Endpoint } from './endpoint.ts';
+
+const str: SchemaObject = { type: 'string' };
+const MODE: SchemaObject = { type: 'string', enum: ['json', 'cookie', 'session'], description: 'Where the tokens go (default json)' };
+const TOKENS: SchemaObject = {
+  type: 'object',
+  properties: { access_token: str, refresh_token: str, expires: { type: 'integer', description: 'Milliseconds' } },
+};
+const GRAPHQL_BODY: SchemaObject = {
+  type: 'object', required: ['query'], properties: { query: str, variables: freeObject(), operationName: { type: 'string', nullable: true } },
+};
+const GRAPHQL_RESULT: SchemaObject = {
+  type: 'object', properties: { data: { ...freeObject(), nullable: true }, errors: arrayOf(freeObject()) },
+};
+
+function auth(ctx: { record: (c: string) => SchemaObject }): Endpoint[] {
+  const tag = 'Authentication';
+  const none = { status: 204 as const };
+  return [
+    endpoint('post', '/auth/login', operation({
+      id: 'login', summary: 'Log in with email and password', tag, anonymous: true, data: TOKENS,
+      body: { type: 'object', required: ['email', 'password'], properties: { email: str, password: str, otp: str, mode: MODE } },
+    })),
+    endpoint('post', '/auth/refresh', operation({
+      id: 'refresh', summary: 'Exchange a refresh token for new tokens', tag, anonymous: true, data: TOKENS, bodyRequired: false,
+      body: { type: 'object', properties: { refresh_token: str, mode: MODE } },
+    })),
+    endpoint('post', '/auth/logout', operation({
+      id: 'logout', summary: 'Revoke a refresh token', tag, anonymous: true, ...none, bodyRequired: false,
+      body: { type: 'object', properties: { refresh_token: str, mode: MODE } },
+    })),
+    endpoint('get', '/auth/me', operation({ id: 'readAuthMe', summary: 'The current user', tag, parameters: ONE_PARAMETERS, data: ctx.record('svc_users') })),
+    endpoint('post', '/auth/password/request', operation({
+      id: 'requestPasswordReset', summary: 'Email a password reset link', tag, anonymous: true, ...none,
+      body: { type: 'object', required: ['email'], properties: { email: str, reset_url: str } },
+    })),
+    endpoint('post', '/auth/password/reset', operation({
+      id: 'resetPassword', summary: 'Set a new password with a reset token', tag, anonymous: true, ...none,
+      body: { type: 'object', required: ['token', 'password'], properties: { token: str, password: str } },
+    })),
+    endpoint('post', '/auth/impersonate', operation({
+      id: 'startImpersonation', summary: 'Act as another user', tag, data: TOKENS,
+      body: { type: 'object', required: ['user'], properties: { user: { type: 'string', format: 'uuid' } } },
+    })),
+    endpoint('post', '/auth/impersonate/stop', operation({ id: 'stopImpersonation', summary: 'End an impersonation', tag, ...none })),
+    endpoint('post', '/shares/auth', operation({
+      id: 'shareLogin', summary: 'Log in with a share', tag: 'Shares', anonymous: true, data: TOKENS,
+      body: { type: 'object', required: ['share'], properties: { share: { type: 'string', format: 'uuid' }, password: str, mode: MODE } },
+    })),
+  ];
+}
+
+function server(): Endpoint[] {
+  const tag = 'Server';
+  return [
+    endpoint('get', '/server/ping', operation({ id: 'ping', summary: 'Liveness', tag, anonymous: true, media: { type: 'text/plain', schema: { type: 'string', enum: ['pong'] } } })),
+    endpoint('get', '/server/health', operation({
+      id: 'health', summary: 'Health (database reachable)', tag, anonymous: true, raw: true,
+      data: { type: 'object', required: ['status'], properties: { status: { type: 'string', enum: ['ok', 'error'] }, checks: freeObject() } },
+    })),
+    endpoint('get', '/server/info', operation({
+      id: 'serverInfo', summary: 'Project information', tag, anonymous: true,
+      data: { type: 'object', properties: { project: { type: 'object', properties: { name: str, url: { type: 'string', nullable: true }, node_env: str } } } },
+    })),
+    endpoint('get', '/server/specs/oas', operation({
+      id: 'openApiSpec', summary: 'This OpenAPI document (admin)', tag, raw: true, data: freeObject('OpenAPI 3.0 document'),
+    })),
+    endpoint('get', '/server/metrics', operation({
+      id: 'metrics', summary: 'Prometheus metrics (admin; 404 when METRICS_ENABLED is false)', tag,
+      media: { type: 'text/plain', schema: str },
+    })),
+  ];
+}
+
+function storageProviders(): Endpoint[] {
+  const tag = 'Storage providers';
+  const provider: SchemaObject = {
+    type: 'object',
+    properties: { id: { type: 'integer' }, name: str, extension_key: str, value: freeObject('Driver configuration; secrets answer "********"') },
+  };
+  const id = pathParam('id', 'Provider record id', { type: 'integer' });
+  const written: SchemaObject = { type: 'object', properties: { id: { type: 'integer' } } };
+  const base = '/system/storage-providers';
+  return [
+    endpoint('get', base, operation({ id: 'readStorageProviders', summary: 'List storage providers', tag, data: arrayOf(provider) })),
+    endpoint('post', base, operation({
+      id: 'createStorageProvider', summary: 'Add a storage provider', tag, status: 201, data: written, unique: true,
+      body: { type: 'object', required: ['name', 'value'], properties: { name: str, value: freeObject('Driver configuration') } },
+    })),
+    endpoint('get', `${base}/{name}`, operation({
+      id: 'readStorageProvider', summary: 'Read a storage provider by name', tag, parameters: [pathParam('name', 'Provider name')], data: provider, pathParams: true,
+    })),
+    endpoint('patch', `${base}/{id}`, operation({
+      id: 'updateStorageProvider', summary: 'Change a provider\'s configuration', tag, parameters: [id], pathParams: true, data: written,
+      body: { type: 'object', required: ['value'], properties: { value: freeObject() } },
+    })),
+    endpoint('delete', `${base}/{id}`, operation({ id: 'deleteStorageProvider', summary: 'Remove a storage provider', tag, parameters: [id], status: 204, pathParams: true })),
+  ];
+}
+
+function graphqlAndUtils(): Endpoint[] {
+  const collection = pathParam('collection', 'Collection name');
+  return [
+    endpoint('post', '/graphql', operation({ id: 'graphql', summary: 'GraphQL over the items', tag: 'GraphQL', body: GRAPHQL_BODY, data: GRAPHQL_RESULT, raw: true })),
+    endpoint('get', '/graphql', operation({
+      id: 'graphqlGet', summary: 'GraphQL query in the query string', tag: 'GraphQL', data: GRAPHQL_RESULT, raw: true,
+      parameters: [{ name: 'query', in: 'query', required: true, schema: str }],
+    })),
+    endpoint('post', '/graphql/system', operation({ id: 'graphqlSystem', summary: 'GraphQL over the system collections', tag: 'GraphQL', body: GRAPHQL_BODY, data: GRAPHQL_RESULT, raw: true })),
+    endpoint('post', '/utils/import/{collection}', operation({
+      id: 'importItems', summary: 'Import items from a CSV or JSON file', tag: 'Utilities', parameters: [collection], pathParams: true,
+      content: { 'multipart/form-data': { type: 'object', required: ['file'], properties: { file: { type: 'string', format: 'binary' } } } },
+    }), true),
+    endpoint('get', '/utils/export/{collection}', operation({
+      id: 'exportItems', summary: 'Export items as CSV or JSON', tag: 'Utilities', pathParams: true,
+      parameters: [collection, { name: 'format', in: 'query', schema: { type: 'string', enum: ['csv', 'json'] } }],
+      media: { type: 'application/octet-stream', schema: { type: 'string', format: 'binary' } },
+    }), true),
+  ];
+}
+
+export function authServerEndpoints(ctx: { record: (c: string) => SchemaObject }): Endpoint[] {
+  return [...auth(ctx), ...server(), ...storageProviders(), ...graphqlAndUtils()];
+}

@@ -1,0 +1,82 @@
+/** /collections, /fields and /relations (functions/routes/collections.ts, fields.ts, relations.ts), with the
+ * hand-written shapes of their records (Directus' collection, field and relation objects). */
+import { operation } from '../operation.ts';
+import { schemaRef } from '../names.ts';
+import type { SchemaObject } from '../types.ts';
+import { arrayOf, endpoint, freeObject, pathParam, type Endpoint } from './endpoint.ts';
+
+const str: SchemaObject = { type: 'string' };
+const nullableStr: SchemaObject = { type: 'string', nullable: true };
+
+export const SCHEMA_COMPONENTS: Record<string, SchemaObject> = {
+  Collection: {
+    type: 'object',
+    properties: {
+      collection: str,
+      meta: { ...freeObject('svc_collections metadata: icon, note, hidden, singleton, sort_field, accountability, ...'), nullable: true },
+      schema: { type: 'object', nullable: true, properties: { name: str }, description: 'null for folder collections' },
+      fields: { type: 'array', items: schemaRef('Field'), description: 'On create: the fields to create with the table' },
+      folder: { type: 'boolean', description: 'On create: a virtual folder with no table' },
+    },
+  },
+  Field: {
+    type: 'object',
+    properties: {
+      collection: str,
+      field: str,
+      type: { type: 'string', enum: ['string', 'text', 'integer', 'bigInteger', 'float', 'decimal', 'boolean', 'date', 'time', 'timestamp', 'dateTime', 'uuid', 'json', 'csv', 'hash', 'alias'] },
+      meta: { ...freeObject('svc_fields metadata: interface, display, readonly, hidden, note, options, required, special, ...'), nullable: true },
+      schema: {
+        type: 'object', nullable: true, additionalProperties: true,
+        properties: {
+          name: str, is_primary_key: { type: 'boolean' }, has_auto_increment: { type: 'boolean' }, is_nullable: { type: 'boolean' },
+          default_value: {}, max_length: { type: 'integer', nullable: true },
+        },
+      },
+    },
+  },
+  Relation: {
+    type: 'object',
+    properties: {
+      collection: str,
+      field: str,
+      related_collection: nullableStr,
+      schema: { ...freeObject('Foreign key: on_delete, on_update, constraint_name'), nullable: true },
+      meta: { ...freeObject('svc_relations metadata: one_field, junction_field, sort_field, one_allowed_collections, ...'), nullable: true },
+    },
+  },
+};
+
+export function schemaEndpoints(): Endpoint[] {
+  const collection = schemaRef('Collection');
+  const field = schemaRef('Field');
+  const relation = schemaRef('Relation');
+  const cParam = pathParam('collection', 'Collection name');
+  const fParam = pathParam('field', 'Field name');
+  const c = { tag: 'Collections' };
+  const f = { tag: 'Fields' };
+  const r = { tag: 'Relations' };
+  return [
+    endpoint('get', '/collections', operation({ id: 'readCollections', summary: 'List collections', ...c, data: arrayOf(collection) })),
+    endpoint('post', '/collections', operation({ id: 'createCollection', summary: 'Create a collection (table or folder)', ...c, body: collection, data: collection, unique: true })),
+    endpoint('patch', '/collections', operation({ id: 'updateCollections', summary: 'Update the metadata of several collections', ...c, body: arrayOf(collection), data: arrayOf(collection) })),
+    endpoint('get', '/collections/{collection}', operation({ id: 'readCollection', summary: 'Read a collection', ...c, parameters: [cParam], data: collection, pathParams: true })),
+    endpoint('patch', '/collections/{collection}', operation({ id: 'updateCollection', summary: 'Update a collection', ...c, parameters: [cParam], body: collection, data: collection, pathParams: true })),
+    endpoint('delete', '/collections/{collection}', operation({ id: 'deleteCollection', summary: 'Delete a collection and its table', ...c, parameters: [cParam], status: 204, pathParams: true })),
+
+    endpoint('get', '/fields', operation({ id: 'readFields', summary: 'List the fields of every collection', ...f, data: arrayOf(field) })),
+    endpoint('get', '/fields/{collection}', operation({ id: 'readCollectionFields', summary: 'List the fields of a collection', ...f, parameters: [cParam], data: arrayOf(field), pathParams: true })),
+    endpoint('post', '/fields/{collection}', operation({ id: 'createField', summary: 'Add a field', ...f, parameters: [cParam], body: field, data: field, pathParams: true, unique: true })),
+    endpoint('patch', '/fields/{collection}', operation({ id: 'updateFields', summary: 'Update several fields', ...f, parameters: [cParam], body: arrayOf(field), data: arrayOf(field), pathParams: true })),
+    endpoint('get', '/fields/{collection}/{field}', operation({ id: 'readField', summary: 'Read a field', ...f, parameters: [cParam, fParam], data: field, pathParams: true })),
+    endpoint('patch', '/fields/{collection}/{field}', operation({ id: 'updateField', summary: 'Update a field', ...f, parameters: [cParam, fParam], body: field, data: field, pathParams: true })),
+    endpoint('delete', '/fields/{collection}/{field}', operation({ id: 'deleteField', summary: 'Drop a field', ...f, parameters: [cParam, fParam], status: 204, pathParams: true })),
+
+    endpoint('get', '/relations', operation({ id: 'readRelations', summary: 'List relations', ...r, data: arrayOf(relation) })),
+    endpoint('post', '/relations', operation({ id: 'createRelation', summary: 'Create a relation', ...r, body: relation, data: relation })),
+    endpoint('get', '/relations/{collection}', operation({ id: 'readCollectionRelations', summary: 'Relations of a collection', ...r, parameters: [cParam], data: arrayOf(relation), pathParams: true })),
+    endpoint('get', '/relations/{collection}/{field}', operation({ id: 'readRelation', summary: 'Read a relation', ...r, parameters: [cParam, fParam], data: relation, pathParams: true })),
+    endpoint('patch', '/relations/{collection}/{field}', operation({ id: 'updateRelation', summary: 'Update a relation', ...r, parameters: [cParam, fParam], body: relation, data: relation, pathParams: true })),
+    endpoint('delete', '/relations/{collection}/{field}', operation({ id: 'deleteRelation', summary: 'Delete a relation', ...r, parameters: [cParam, fParam], status: 204, pathParams: true })),
+  ];
+}

@@ -1,0 +1,59 @@
+/** Workflow definitions, the reviewers' inbox and instance actions (functions/routes/workflow*.ts). */
+import { operation } from '../operation.ts';
+import type { SchemaObject } from '../types.ts';
+import { arrayOf, endpoint, freeObject, pathParam, type Endpoint, type SystemContext } from './endpoint.ts';
+
+const str: SchemaObject = { type: 'string' };
+const tag = 'Workflows';
+
+export function workflowEndpoints(ctx: SystemContext): Endpoint[] {
+  const workflow = ctx.record('svc_workflows');
+  const step = ctx.record('svc_workflow_steps');
+  const transition = ctx.record('svc_workflow_transitions');
+  const instance = ctx.record('svc_workflow_instances');
+  const id = pathParam('id', 'Workflow id', ctx.key('svc_workflows'));
+  const stepId = pathParam('step', 'Step id', ctx.key('svc_workflow_steps'));
+  const instanceId = pathParam('id', 'Instance id', ctx.key('svc_workflow_instances'));
+  const task: SchemaObject = freeObject('A review task: id, step_id, instance_id, workflow_name, step_name, collection, item_id, version_id, status, activated_at, timeout_at, actions_available');
+  const tasks: SchemaObject = { type: 'object', properties: { data: arrayOf(task), meta: { type: 'object', properties: { total_count: { type: 'integer' } } } } };
+  const comment: SchemaObject = { type: 'object', properties: { comment: str } };
+  const out: Endpoint[] = [
+    endpoint('get', '/workflows', operation({ id: 'readWorkflows', summary: 'List workflows', tag, data: arrayOf(workflow) })),
+    endpoint('post', '/workflows', operation({ id: 'createWorkflow', summary: 'Create a workflow', tag, body: workflow, data: workflow })),
+    endpoint('get', '/workflows/{id}', operation({ id: 'readWorkflow', summary: 'Read a workflow with its steps and transitions', tag, parameters: [id], data: freeObject(), pathParams: true })),
+    endpoint('patch', '/workflows/{id}', operation({ id: 'updateWorkflow', summary: 'Update a workflow', tag, parameters: [id], body: workflow, data: workflow, pathParams: true })),
+    endpoint('delete', '/workflows/{id}', operation({ id: 'deleteWorkflow', summary: 'Delete a workflow', tag, parameters: [id], status: 204, pathParams: true })),
+    endpoint('post', '/workflows/{id}/activate', operation({ id: 'activateWorkflow', summary: 'Activate a workflow', tag, parameters: [id], data: workflow, pathParams: true })),
+    endpoint('post', '/workflows/{id}/deactivate', operation({ id: 'deactivateWorkflow', summary: 'Deactivate a workflow', tag, parameters: [id], data: workflow, pathParams: true })),
+    endpoint('post', '/workflows/{id}/steps', operation({ id: 'createWorkflowStep', summary: 'Add a step', tag, parameters: [id], body: step, data: step, pathParams: true })),
+    endpoint('patch', '/workflows/{id}/steps/{step}', operation({ id: 'updateWorkflowStep', summary: 'Update a step', tag, parameters: [id, stepId], body: step, data: step, pathParams: true })),
+    endpoint('delete', '/workflows/{id}/steps/{step}', operation({ id: 'deleteWorkflowStep', summary: 'Delete a step', tag, parameters: [id, stepId], status: 204, pathParams: true })),
+    endpoint('post', '/workflows/{id}/transitions', operation({ id: 'createWorkflowTransition', summary: 'Add a transition', tag, parameters: [id], body: transition, data: transition, pathParams: true })),
+    endpoint('delete', '/workflows/{id}/transitions/{transition}', operation({
+      id: 'deleteWorkflowTransition', summary: 'Delete a transition', tag, status: 204, pathParams: true,
+      parameters: [id, pathParam('transition', 'Transition id', ctx.key('svc_workflow_transitions'))],
+    })),
+    endpoint('get', '/workflow-tasks', operation({ id: 'readWorkflowTasks', summary: 'The caller\'s review tasks', tag, data: tasks, raw: true })),
+    endpoint('get', '/workflow-tasks/count', operation({ id: 'countWorkflowTasks', summary: 'Number of the caller\'s open tasks', tag, data: { type: 'object', properties: { count: { type: 'integer' } } } })),
+    endpoint('get', '/workflow-tasks/all', operation({ id: 'readAllWorkflowTasks', summary: 'Tasks across reviewers (admin)', tag, data: tasks, raw: true })),
+    endpoint('get', '/workflow-instances/{id}', operation({
+      id: 'readWorkflowInstance', summary: 'An instance with its steps, actions and workflow steps', tag, parameters: [instanceId], data: freeObject(), pathParams: true,
+    })),
+    endpoint('post', '/workflow-instances/{id}/cancel', operation({
+      id: 'cancelWorkflowInstance', summary: 'Cancel a running instance (admin)', tag, parameters: [instanceId], body: comment, bodyRequired: false, data: instance, pathParams: true,
+    })),
+  ];
+  const actions: [string, SchemaObject][] = [
+    ['approve', comment],
+    ['reject', { type: 'object', required: ['comment'], properties: { comment: str } }],
+    ['delegate', { type: 'object', required: ['to_user'], properties: { to_user: { type: 'string', format: 'uuid' }, comment: str } }],
+    ['comment', { type: 'object', required: ['comment'], properties: { comment: str } }],
+  ];
+  for (const [action, body] of actions) {
+    out.push(endpoint('post', `/workflow-instances/{id}/steps/{step}/${action}`, operation({
+      id: `${action}WorkflowStep`, summary: `${action[0].toUpperCase()}${action.slice(1)} an instance step`, tag, pathParams: true,
+      parameters: [instanceId, pathParam('step', 'Instance step id')], body, bodyRequired: action !== 'approve', data: freeObject(),
+    })));
+  }
+  return out;
+}
