@@ -38,6 +38,12 @@ export const SQL = {
     text: `select ${POST_COLUMNS} from posts
       where title ilike $1 or body ilike $1 or status ilike $1 order by id limit $2`,
   },
+  /** Same plan as the service's count() sort: a correlated count per author, ordered by it. */
+  authorsByPostCount: {
+    name: 'bench_authors_by_post_count',
+    text: `select a.id, a.name, (select count(*) from posts p where p.author = a.id)::int4 as posts_count
+      from authors a order by (select count(*) from posts p where p.author = a.id)::int4 desc, a.id limit $1`,
+  },
   insert: {
     name: 'bench_insert',
     text: `insert into posts (title, body, status, views, published_on, author) values ($1, $2, $3, $4, $5, $6) returning id`,
@@ -82,6 +88,15 @@ app.get('/items/posts', async (c) => {
   }
   if (q['filter[status][_eq]'] !== undefined && q.sort === '-published_on') {
     const { rows } = await pool.query({ ...SQL.filtered, values: [q['filter[status][_eq]'], limit] });
+    return c.json({ data: rows });
+  }
+  return c.json({ errors: [{ message: 'The raw reference server only answers the benchmark queries', extensions: { code: 'INVALID_QUERY' } }] }, 400);
+});
+
+app.get('/items/authors', async (c) => {
+  const q = c.req.query();
+  if (q.fields === 'id,name,count(posts)' && q.sort === '-count(posts),id') {
+    const { rows } = await pool.query({ ...SQL.authorsByPostCount, values: [limitOf(q.limit)] });
     return c.json({ data: rows });
   }
   return c.json({ errors: [{ message: 'The raw reference server only answers the benchmark queries', extensions: { code: 'INVALID_QUERY' } }] }, 400);

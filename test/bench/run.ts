@@ -155,8 +155,8 @@ async function seed(api: ReturnType<typeof apiClient>): Promise<ScenarioContext>
       field('author', 'integer', { interface: 'select-dropdown-m2o', special: ['m2o'] }),
     ],
   });
-  await api('POST', '/relations', { collection: 'posts', field: 'author', related_collection: 'authors' });
-  log('created collections authors, posts and the relation posts.author -> authors');
+  await api('POST', '/relations', { collection: 'posts', field: 'author', related_collection: 'authors', meta: { one_field: 'posts' } });
+  log('created collections authors, posts and the relation posts.author -> authors (O2M authors.posts)');
 
   const rng = mulberry32(20240601);
   const authorIds: number[] = [];
@@ -309,7 +309,7 @@ async function main() {
 
 async function mainItems() {
   const scenarios = settings.only.length ? SCENARIOS.filter((s) => settings.only.includes(s.key)) : SCENARIOS;
-  if (scenarios.length === 0) throw new Error(`BENCH_SCENARIOS=${settings.only.join(',')} selects no scenario (a..f)`);
+  if (scenarios.length === 0) throw new Error(`BENCH_SCENARIOS=${settings.only.join(',')} selects no scenario (a..f, p)`);
   const started: ServerProcess[] = [];
   const cleanup = async () => {
     for (const p of started.splice(0)) await p.stop().catch(() => undefined);

@@ -1,4 +1,4 @@
-/** The six benchmark scenarios: the request each sends, how autocannon varies it, and what a sane answer is. */
+/** The benchmark scenarios of run.ts: the request each sends, how autocannon varies it, and what a sane answer is. */
 import type autocannon from 'autocannon';
 import { mulberry32, pick, SEARCH_WORD, STATUSES, makePost, type PostInput } from './data.ts';
 
@@ -50,6 +50,7 @@ const LIST_FILTERED = '/items/posts?filter[status][_eq]=published&sort=-publishe
 const LIST_M2O = '/items/posts?fields=id,title,author.name&limit=25';
 const AGGREGATE = '/items/posts?aggregate[count]=*&groupBy[]=status';
 const SEARCH = `/items/posts?search=${SEARCH_WORD}&limit=25`;
+const COUNT_SORT = '/items/authors?fields=id,name,count(posts)&sort=-count(posts),id&limit=25';
 
 export const SCENARIOS: Scenario[] = [
   {
@@ -148,6 +149,22 @@ export const SCENARIOS: Scenario[] = [
         const text = `${row.title} ${row.body} ${row.status}`.toLowerCase();
         if (!text.includes(SEARCH_WORD)) fail(`row ${row.id} does not contain "${SEARCH_WORD}"`);
       }
+    },
+    comparable: true,
+  },
+  {
+    key: 'p',
+    name: 'authors sorted by count(posts), limit 25',
+    method: 'GET',
+    path: () => COUNT_SORT,
+    requests: (_ctx, headers) => [{ method: 'GET', path: COUNT_SORT, headers }],
+    check: (data) => {
+      const rows = asRows(data);
+      if (rows.length !== 25) fail(`expected 25 rows, got ${rows.length}`);
+      for (let i = 1; i < rows.length; i++) {
+        if (Number(rows[i].posts_count) > Number(rows[i - 1].posts_count)) fail('rows are not sorted by -count(posts)');
+      }
+      if (typeof rows[0].posts_count !== 'number' || rows[0].posts_count <= 0) fail(`expected a positive posts_count, got ${JSON.stringify(rows[0])}`);
     },
     comparable: true,
   },
