@@ -79,6 +79,11 @@ export const AUTH_ROUTES: ReadonlyArray<readonly [method: string, path: string]>
   // Sending (functions/routes/notify-send.ts): trigger is Auth (admins, or create on svc_notify_logs), test-send Admin.
   ['POST', '/notify/trigger'],
   ['POST', '/notify/test-send'],
+  // GraphQL (functions/routes/graphql.ts): any authenticated principal; its schema follows its permissions.
+  ['GET', '/graphql'],
+  ['POST', '/graphql'],
+  ['GET', '/graphql/system'],
+  ['POST', '/graphql/system'],
 ];
 
 export function requireAuthOnAuthRoutes(app: Hono<AppEnv>): void {

@@ -1,0 +1,19 @@
+/** What every resolver receives: the caller's service context and the request's shared root reads. */
+import type { ServiceContext } from '../context.ts';
+
+export interface GraphqlContext {
+  service: ServiceContext;
+  /** Root reads of this request by canonical key (field, arguments, compiled query): identical root fields
+   * under different aliases share one promise, so aliases cannot multiply work. */
+  reads: Map<string, Promise<unknown>>;
+}
+
+/** What a field of a generated object type is: a column (read by property access) or a relation. */
+export type FieldMeta =
+  | { kind: 'column' }
+  | { kind: 'm2o'; related: string }
+  | { kind: 'o2m'; related: string };
+
+export function fieldMetaOf(extensions: Readonly<Record<string, unknown>> | null | undefined): FieldMeta | undefined {
+  return extensions?.svc as FieldMeta | undefined;
+}

@@ -1,0 +1,96 @@
+/** Filter input types: `{c}_filter` with `_and`/`_or`, one operator input per field family holding exactly
+ * the operators of core/query/types.ts, M2O fields taking the related `{c}_filter` and O2M fields the
+ * related `{c}_quantifier_filter` (its fields plus `_some`/`_none`, as the planner supports them). JSON and
+ * hash fields cannot be filtered here; concealed fields only by admins (as REST). */
+import {
+  GraphQLBoolean, GraphQLID, GraphQLInputObjectType, GraphQLList, GraphQLNonNull, GraphQLString,
+  type GraphQLInputFieldConfigMap, type GraphQLInputType,
+} from 'graphql/index.js';
+import type { FieldOverview } from '../schema/types.ts';
+import type { FieldKind } from './field-kinds.ts';
+import { GraphQLStringOrFloat } from './scalars.ts';
+
+function operators(name: string, value: GraphQLInputType, extra: string[]): GraphQLInputObjectType {
+  const list = new GraphQLList(value);
+  const fields: GraphQLInputFieldConfigMap = {
+    _eq: { type: value }, _neq: { type: value }, _in: { type: list }, _nin: { type: list },
+    _null: { type: GraphQLBoolean }, _nnull: { type: GraphQLBoolean },
+  };
+  for (const op of extra) {
+    if (op === '_between' || op === '_nbetween') fields[op] = { type: list };
+    else if (op === '_empty' || op === '_nempty') fields[op] = { type: GraphQLBoolean };
+    else fields[op] = { type: op.endsWith('contains') || op.endsWith('_with') ? GraphQLString : value };
+  }
+  return new GraphQLInputObjectType({ name, fields });
+}
+
+const ORDER = ['_lt', '_lte', '_gt', '_gte', '_between', '_nbetween'];
+
+export const STRING_OPERATORS = operators('string_filter_operators', GraphQLString, [
+  ...ORDER, '_contains', '_ncontains', '_icontains', '_starts_with', '_ends_with', '_empty', '_nempty',
+]);
+export const NUMBER_OPERATORS = operators('number_filter_operators', GraphQLStringOrFloat, ORDER);
+export const DATE_OPERATORS = operators('date_filter_operators', GraphQLString, ORDER);
+export const BOOLEAN_OPERATORS = new GraphQLInputObjectType({
+  name: 'boolean_filter_operators',
+  fields: { _eq: { type: GraphQLBoolean }, _neq: { type: GraphQLBoolean }, _null: { type: GraphQLBoolean }, _nnull: { type: GraphQLBoolean } },
+});
+export const ID_OPERATORS = operators('id_filter_operators', GraphQLID, []);
+
+export function operatorsOf(field: FieldOverview, admin: boolean): GraphQLInputObjectType | null {
+  if (field.special.includes('conceal') && !admin) return null;
+  switch (field.type) {
+    case 'integer': case 'bigInteger': case 'float': case 'decimal': return NUMBER_OPERATORS;
+    case 'boolean': return BOOLEAN_OPERATORS;
+    case 'date': case 'time': case 'dateTime': case 'timestamp': return DATE_OPERATORS;
+    case 'uuid': return ID_OPERATORS;
+    case 'string': case 'text': case 'csv': return STRING_OPERATORS;
+    default: return null;
+  }
+}
+
+export class FilterTypes {
+  readonly #plain = new Map<string, GraphQLInputObjectType>();
+  readonly #quantified = new Map<string, GraphQLInputObjectType>();
+
+  constructor(private readonly kindsOf: (collection: string) => FieldKind[], private readonly admin: boolean) {}
+
+  #fields(c: string): GraphQLInputFieldConfigMap {
+    const fields: GraphQLInputFieldConfigMap = {};
+    for (const k of this.kindsOf(c)) {
+      if (k.kind === 'm2o') fields[k.field.field] = { type: this.filter(k.related) };
+      else if (k.kind === 'o2m') fields[k.field.field] = { type: this.quantified(k.related) };
+      else {
+        const ops = operatorsOf(k.field, this.admin);
+        if (ops) fields[k.field.field] = { type: ops };
+      }
+    }
+    const self = new GraphQLList(new GraphQLNonNull(this.filter(c)));
+    fields._and = { type: self };
+    fields._or = { type: self };
+    return fields;
+  }
+
+  filter(c: string): GraphQLInputObjectType {
+    let t = this.#plain.get(c);
+    if (!t) {
+      t = new GraphQLInputObjectType({ name: `${c}_filter`, fields: () => this.#fields(c) });
+      this.#plain.set(c, t);
+    }
+    return t;
+  }
+
+  /** The filter of an O2M field: the related collection's fields, or `_some`/`_none` alone. */
+  quantified(c: string): GraphQLInputObjectType {
+    let t = this.#quantified.get(c);
+    if (!t) {
+      t = new GraphQLInputObjectType({
+        name: `${c}_quantifier_filter`,
+        fields: () => ({ ...this.#fields(c), _some: { type: this.filter(c) }, _none: { type: this.filter(c) } }),
+      });
+      this.#quantified.set(c, t);
+    }
+    return t;
+  }
+}
+

@@ -1,0 +1,81 @@
+/** The GraphQL server (graphql-yoga over the fetch API, no HTTP framework): one per endpoint and config,
+ * the caller's schema taken from the cache, graphql-armor's limits (depth, aliases, tokens, directives),
+ * our cost rule, optional introspection, yoga's parse/validation cache, and results in the service's
+ * error envelope and statuses. */
+import { EnvelopArmorPlugin } from '@escape.tech/graphql-armor';
+import { NoSchemaIntrospectionCustomRule, type ExecutionResult } from 'graphql/index.js';
+import { createYoga, type Plugin, type YogaServerInstance } from 'graphql-yoga';
+import type { Config } from '../config.ts';
+import type { ServiceContext } from '../context.ts';
+import { graphqlSchemaFor } from './cache.ts';
+import type { GraphqlContext } from './context.ts';
+import { costLimitRule } from './cost.ts';
+import { normalizeResult } from './errors.ts';
+
+export type GraphqlServer = YogaServerInstance<GraphqlContext, Record<string, never>>;
+
+function rulesPlugin(config: Config): Plugin {
+  const cost = costLimitRule(config.graphql.maxCost);
+  return {
+    onValidate({ addValidationRule }) {
+      addValidationRule(cost);
+      if (!config.graphql.introspection) addValidationRule(NoSchemaIntrospectionCustomRule);
+    },
+  };
+}
+
+function envelopePlugin(config: Config): Plugin {
+  const expose = config.logLevel === 'debug' || config.logLevel === 'trace';
+  const log = (err: unknown) => { if (config.logLevel !== 'silent') console.error(err); };
+  return {
+    onResultProcess({ result, setResult }) {
+      if (Array.isArray(result) || !result || typeof result !== 'object' || !('errors' in result)) return;
+      const normalized = normalizeResult(result as ExecutionResult, { expose, log });
+      if (!normalized) return;
+      const extensions = { ...normalized.result.extensions, http: { status: normalized.status, headers: normalized.headers } };
+      setResult({ ...normalized.result, extensions });
+    },
+  };
+}
+
+function createServer(config: Config, system: boolean): GraphqlServer {
+  const limits = config.graphql;
+  return createYoga<GraphqlContext>({
+    graphqlEndpoint: system ? '/graphql/system' : '/graphql',
+    schema: (ctx: GraphqlContext) => graphqlSchemaFor(ctx.service, system),
+    graphiql: false,
+    landingPage: false,
+    logging: false,
+    maskedErrors: false,
+    cors: false,
+    batching: false,
+    parserAndValidationCache: true,
+    plugins: [
+      EnvelopArmorPlugin({
+        maxDepth: { n: limits.maxDepth, ignoreIntrospection: true, flattenFragments: true },
+        maxAliases: { n: limits.maxAliases },
+        maxTokens: { n: limits.maxTokens },
+        maxDirectives: { n: 50 },
+        costLimit: { enabled: false },
+        blockFieldSuggestion: { enabled: false },
+      }),
+      rulesPlugin(config),
+      envelopePlugin(config),
+    ],
+  }) as unknown as GraphqlServer;
+}
+
+const servers = new WeakMap<Config, { user?: GraphqlServer; system?: GraphqlServer }>();
+
+export function graphqlServer(config: Config, system: boolean): GraphqlServer {
+  let entry = servers.get(config);
+  if (!entry) servers.set(config, entry = {});
+  const slot = system ? 'system' : 'user';
+  return entry[slot] ??= createServer(config, system);
+}
+
+/** Runs one GraphQL request for a caller; `/graphql/system` reads through the system endpoints' rules. */
+export async function handleGraphql(request: Request, service: ServiceContext, system: boolean): Promise<Response> {
+  const ctx: GraphqlContext = { service: system ? { ...service, system: true } : service, reads: new Map() };
+  return graphqlServer(service.config, system).fetch(request, ctx);
+}
