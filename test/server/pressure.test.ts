@@ -111,7 +111,8 @@ describe('with metrics', () => {
 
 describe('switched off', () => {
   it('installs no sampler with PRESSURE_LIMITER_ENABLED=false or PRESSURE_ENABLED=false, even with a tiny limit', async () => {
-    for (const env of [{ PRESSURE_LIMITER_ENABLED: 'false' }, { PRESSURE_LIMITER_ENABLED: '', PRESSURE_ENABLED: 'false' }]) {
+    const envs: Record<string, string>[] = [{ PRESSURE_LIMITER_ENABLED: 'false' }, { PRESSURE_LIMITER_ENABLED: '', PRESSURE_ENABLED: 'false' }];
+    for (const env of envs) {
       const t = await createTestApp({ env: { ...env, PRESSURE_LIMITER_MAX_MEMORY_HEAP_USED: '1mb' } });
       try {
         expect(t.services.pressure).toBeNull();
