@@ -12,11 +12,12 @@ const FUNCTIONS = ['count', 'countDistinct', 'sum', 'avg', 'min', 'max'] as cons
 type Fn = (typeof FUNCTIONS)[number];
 
 export function aggregatedType(c: CollectionOverview, kinds: FieldKind[]): GraphQLObjectType {
-  const columns = kinds.filter((k) => k.kind === 'column' && !k.field.alias).map((k) => k.field);
+  // Counted: every column, foreign keys included; summed and averaged: numeric columns that are not keys.
+  const columns = kinds.filter((k) => k.kind !== 'o2m' && !k.field.alias).map((k) => k.field);
   const counted: GraphQLFieldConfigMap<unknown, unknown> = {};
   for (const f of columns) counted[f.field] = { type: GraphQLInt };
   const numeric: GraphQLFieldConfigMap<unknown, unknown> = {};
-  for (const f of columns) if (NUMERIC.has(f.type)) numeric[f.field] = { type: GraphQLFloat };
+  for (const k of kinds) if (k.kind === 'column' && NUMERIC.has(k.field.type)) numeric[k.field.field] = { type: GraphQLFloat };
   const fields: GraphQLFieldConfigMap<unknown, unknown> = { group: { type: GraphQLJSON }, countAll: { type: GraphQLInt } };
   if (columns.length) {
     const countType = new GraphQLObjectType({ name: `${c.collection}_aggregated_count`, fields: counted });

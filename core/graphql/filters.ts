@@ -6,6 +6,7 @@ import {
   GraphQLBoolean, GraphQLID, GraphQLInputObjectType, GraphQLList, GraphQLNonNull, GraphQLString,
   type GraphQLInputFieldConfigMap, type GraphQLInputType,
 } from 'graphql/index.js';
+import { TEXT_OPERATORS } from '../query/types.ts';
 import type { FieldOverview } from '../schema/types.ts';
 import type { FieldKind } from './field-kinds.ts';
 import { GraphQLStringOrFloat } from './scalars.ts';
@@ -19,7 +20,7 @@ function operators(name: string, value: GraphQLInputType, extra: string[]): Grap
   for (const op of extra) {
     if (op === '_between' || op === '_nbetween') fields[op] = { type: list };
     else if (op === '_empty' || op === '_nempty') fields[op] = { type: GraphQLBoolean };
-    else fields[op] = { type: op.endsWith('contains') || op.endsWith('_with') ? GraphQLString : value };
+    else fields[op] = { type: TEXT_OPERATORS.has(op) ? GraphQLString : value };
   }
   return new GraphQLInputObjectType({ name, fields });
 }
@@ -27,7 +28,7 @@ function operators(name: string, value: GraphQLInputType, extra: string[]): Grap
 const ORDER = ['_lt', '_lte', '_gt', '_gte', '_between', '_nbetween'];
 
 export const STRING_OPERATORS = operators('string_filter_operators', GraphQLString, [
-  ...ORDER, '_contains', '_ncontains', '_icontains', '_starts_with', '_ends_with', '_empty', '_nempty',
+  ...ORDER, ...TEXT_OPERATORS, '_empty', '_nempty',
 ]);
 export const NUMBER_OPERATORS = operators('number_filter_operators', GraphQLStringOrFloat, ORDER);
 export const DATE_OPERATORS = operators('date_filter_operators', GraphQLString, ORDER);
