@@ -87,14 +87,14 @@ export const ERROR_SCHEMA: SchemaObject = {
   },
 };
 
-export const META_SCHEMA: SchemaObject = {
+export const META_COMPONENT: SchemaObject = {
   type: 'object',
   description: 'Present only when `meta` is requested.',
   properties: { total_count: { type: 'integer' }, filter_count: { type: 'integer' } },
 };
 
 /** The query object of POST /items/{collection}/search and of batch writes by `query`. */
-export const QUERY_SCHEMA: SchemaObject = {
+export const QUERY_COMPONENT: SchemaObject = {
   type: 'object',
   description: 'A query object with the keys of the query parameters.',
   properties: {
@@ -111,6 +111,10 @@ export const QUERY_SCHEMA: SchemaObject = {
     groupBy: { type: 'array', items: { type: 'string' } },
   },
 };
+
+/** References to the components above (the document registers them under these names). */
+export const META_SCHEMA: SchemaObject = { $ref: '#/components/schemas/Meta' };
+export const QUERY_SCHEMA: SchemaObject = { $ref: '#/components/schemas/Query' };
 
 const errorResponse = (description: string): ResponseObject => ({
   description,

@@ -3,7 +3,7 @@
  * generated from their fields, shared parameters, error responses and security schemes. Built once per
  * overview object (the overview is replaced on every schema change) and kept as JSON text. */
 import type { SchemaOverview } from '../schema/types.ts';
-import { ERROR_RESPONSES, ERROR_SCHEMA, PARAMETERS, SECURITY, SECURITY_SCHEMES } from './components.ts';
+import { ERROR_RESPONSES, ERROR_SCHEMA, META_COMPONENT, PARAMETERS, QUERY_COMPONENT, SECURITY, SECURITY_SCHEMES } from './components.ts';
 import { itemSchema, keySchema, type ItemRefs } from './field-schema.ts';
 import { itemPaths } from './item-paths.ts';
 import { itemsTag, schemaRef, stems } from './names.ts';
@@ -56,7 +56,7 @@ function nameComponents(schema: SchemaOverview): Names {
   const all = Object.values(schema.collections);
   const system = all.filter((c) => c.system && !c.folder && !HIDDEN_SYSTEM.has(c.collection)).map((c) => c.collection);
   const user = all.filter((c) => !c.system && !c.folder).map((c) => c.collection);
-  const taken = new Set([...Object.keys(SCHEMA_COMPONENTS), 'Error']);
+  const taken = new Set([...Object.keys(SCHEMA_COMPONENTS), 'Error', 'Meta', 'Query']);
   const systemStems = stems(system.map((c) => c.slice(4)), taken);
   const userStems = stems(user);
   const components = new Map<string, string>();
@@ -74,7 +74,7 @@ export function buildDocument(input: DocumentInput): OpenApiDocument {
   const names = nameComponents(schema);
   const refs: ItemRefs = (collection) => names.components.get(collection) ?? null;
 
-  const schemas: Record<string, SchemaObject> = { Error: ERROR_SCHEMA, ...SCHEMA_COMPONENTS };
+  const schemas: Record<string, SchemaObject> = { Error: ERROR_SCHEMA, Meta: META_COMPONENT, Query: QUERY_COMPONENT, ...SCHEMA_COMPONENTS };
   for (const [collection, name] of [...names.components].sort((a, b) => a[1].localeCompare(b[1]))) {
     schemas[name] = itemSchema(schema, schema.collections[collection], refs);
   }
