@@ -143,9 +143,11 @@ function pages(ctx: ServiceContext, plan: ExportPlan): AsyncGenerator<string> {
   return plan.keyset ? keysetPages(ctx, plan, batchSize, plan.keyset.desc) : cursorPages(ctx, plan, batchSize);
 }
 
-/** A wire value as CSV cell text: null stays null (an empty cell), objects and arrays as JSON text. */
-function cellText(value: unknown): string | null {
+/** A wire value as CSV cell text: null stays null (an empty cell), objects and arrays as JSON text, and any value of
+ * a json field as JSON text (a JSON string `"a"` stays distinct from the text a). */
+function cellText(value: unknown, json: boolean): string | null {
   if (value === null || value === undefined) return null;
+  if (json) return JSON.stringify(value);
   if (typeof value === 'string') return value;
   if (typeof value === 'object') return JSON.stringify(value);
   return String(value);
@@ -168,10 +170,12 @@ async function* jsonChunks(source: AsyncGenerator<string>): AsyncGenerator<strin
   yield first ? '[]' : ']';
 }
 
-async function* csvChunks(source: AsyncGenerator<string>, columns: string[]): AsyncGenerator<string> {
+async function* csvChunks(source: AsyncGenerator<string>, plan: ExportPlan): AsyncGenerator<string> {
+  const columns = plan.columns;
+  const json = plan.select.fields.map((f) => f.kind === 'column' && f.field.type === 'json');
   let header: string[] | null = columns;
   for await (const page of source) {
-    const rows = (JSON.parse(page) as Record<string, unknown>[]).map((r) => columns.map((c) => cellText(r[c])));
+    const rows = (JSON.parse(page) as Record<string, unknown>[]).map((r) => columns.map((c, i) => cellText(r[c], json[i])));
     if (rows.length === 0) continue;
     yield csvText(rows, header);
     header = null;
@@ -183,5 +187,5 @@ async function* csvChunks(source: AsyncGenerator<string>, columns: string[]): As
  * statement can still be answered with an error response. Returning early (the client went away) ends the reading
  * and releases what it holds. */
 export function exportChunks(ctx: ServiceContext, plan: ExportPlan, format: ExportFormat): AsyncGenerator<string> {
-  return format === 'csv' ? csvChunks(pages(ctx, plan), plan.columns) : jsonChunks(pages(ctx, plan));
+  return format === 'csv' ? csvChunks(pages(ctx, plan), plan) : jsonChunks(pages(ctx, plan));
 }
