@@ -112,7 +112,9 @@ export function compileSelection(info: GraphQLResolveInfo, type: GraphQLObjectTy
     if (first) w.fields.add(first.name);
   }
   const pruned = prune(deep);
-  return pruned ? { fields: [...w.fields], deep: pruned } : { fields: [...w.fields] };
+  // Sorted: the same selection in another order is the same read (one cache key, one statement).
+  const fields = [...w.fields].sort();
+  return pruned ? { fields, deep: pruned } : { fields };
 }
 
 /** The selected sub-fields of a root field of a non-collection type (aggregates): name -> selected member names. */
