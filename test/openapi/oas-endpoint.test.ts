@@ -101,6 +101,9 @@ describe('content rules', () => {
       }
     }
     expect(new Set(ids).size).toBe(ids.length);
+    // No two templated paths of the same shape (OpenAPI: they would be identical).
+    const shapes = Object.keys(doc.paths).map((p) => p.replace(/\{[^}]+\}/g, '{}'));
+    expect(shapes.filter((s, i) => shapes.indexOf(s) !== i)).toEqual([]);
   });
 
   it('documents only routes the app serves, and every described route is routed', async () => {

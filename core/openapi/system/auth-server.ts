@@ -1,6 +1,6 @@
 /** /auth/*, /shares/auth, /server/*, /system/storage-providers, /graphql and /utils (GraphQL, metrics and
- * import/export appear only once their routes are served: see document.ts). */
-import { ONE_PARAMETERS } from '../components.ts';
+ * import/export, like every system operation, appear only when their routes are served: see document.ts). */
+import { LIST_PARAMETERS, ONE_PARAMETERS } from '../components.ts';
 import { operation } from '../operation.ts';
 import type { SchemaObject } from '../types.ts';
 import { arrayOf, endpoint, freeObject, pathParam, type Endpoint } from './endpoint.ts';
@@ -71,8 +71,14 @@ function server(): Endpoint[] {
       id: 'openApiSpec', summary: 'This OpenAPI document (admin)', tag, raw: true, data: freeObject('OpenAPI 3.0 document'),
     })),
     endpoint('get', '/server/metrics', operation({
-      id: 'metrics', summary: 'Prometheus metrics (admin; 404 when METRICS_ENABLED is false)', tag,
+      id: 'metrics', summary: 'Prometheus metrics (admin)', tag,
       media: { type: 'text/plain', schema: str },
+      extra: {
+        404: {
+          description: 'METRICS_ENABLED is false (body `{error}`, not the errors envelope)',
+          content: { 'application/json': { schema: { type: 'object', properties: { error: str } } } },
+        },
+      },
     })),
   ];
 }
@@ -83,7 +89,8 @@ function storageProviders(): Endpoint[] {
     type: 'object',
     properties: { id: { type: 'integer' }, name: str, extension_key: str, value: freeObject('Driver configuration; secrets answer "********"') },
   };
-  const id = pathParam('id', 'Provider record id', { type: 'integer' });
+  // One templated path (OpenAPI forbids two of the same shape): GET takes the name, PATCH and DELETE the record id.
+  const id = pathParam('id', 'GET: the provider name; PATCH and DELETE: the integer record id');
   const written: SchemaObject = { type: 'object', properties: { id: { type: 'integer' } } };
   const base = '/system/storage-providers';
   return [
@@ -92,8 +99,8 @@ function storageProviders(): Endpoint[] {
       id: 'createStorageProvider', summary: 'Add a storage provider', tag, status: 201, data: written, unique: true,
       body: { type: 'object', required: ['name', 'value'], properties: { name: str, value: freeObject('Driver configuration') } },
     })),
-    endpoint('get', `${base}/{name}`, operation({
-      id: 'readStorageProvider', summary: 'Read a storage provider by name', tag, parameters: [pathParam('name', 'Provider name')], data: provider, pathParams: true,
+    endpoint('get', `${base}/{id}`, operation({
+      id: 'readStorageProvider', summary: 'Read a storage provider by name', tag, parameters: [id], data: provider, pathParams: true,
     })),
     endpoint('patch', `${base}/{id}`, operation({
       id: 'updateStorageProvider', summary: 'Change a provider\'s configuration', tag, parameters: [id], pathParams: true, data: written,
@@ -105,21 +112,33 @@ function storageProviders(): Endpoint[] {
 
 function graphqlAndUtils(): Endpoint[] {
   const collection = pathParam('collection', 'Collection name');
+  const tag = 'GraphQL';
+  const getQuery = [
+    { name: 'query', in: 'query' as const, required: true, schema: str },
+    { name: 'variables', in: 'query' as const, description: 'JSON-encoded variables', schema: str },
+    { name: 'operationName', in: 'query' as const, schema: str },
+  ];
+  const csvOrJson = { 'text/csv': str, 'application/json': { description: 'An array of items' } };
   return [
-    endpoint('post', '/graphql', operation({ id: 'graphql', summary: 'GraphQL over the items', tag: 'GraphQL', body: GRAPHQL_BODY, data: GRAPHQL_RESULT, raw: true })),
-    endpoint('get', '/graphql', operation({
-      id: 'graphqlGet', summary: 'GraphQL query in the query string', tag: 'GraphQL', data: GRAPHQL_RESULT, raw: true,
-      parameters: [{ name: 'query', in: 'query', required: true, schema: str }],
+    endpoint('post', '/graphql', operation({ id: 'graphql', summary: 'GraphQL over the user collections', tag, body: GRAPHQL_BODY, data: GRAPHQL_RESULT, raw: true })),
+    endpoint('get', '/graphql', operation({ id: 'graphqlGet', summary: 'GraphQL query in the query string', tag, parameters: getQuery, data: GRAPHQL_RESULT, raw: true })),
+    endpoint('post', '/graphql/system', operation({ id: 'graphqlSystem', summary: 'GraphQL over the system collections', tag, body: GRAPHQL_BODY, data: GRAPHQL_RESULT, raw: true })),
+    endpoint('get', '/graphql/system', operation({
+      id: 'graphqlSystemGet', summary: 'GraphQL query over the system collections in the query string', tag, parameters: getQuery, data: GRAPHQL_RESULT, raw: true,
     })),
-    endpoint('post', '/graphql/system', operation({ id: 'graphqlSystem', summary: 'GraphQL over the system collections', tag: 'GraphQL', body: GRAPHQL_BODY, data: GRAPHQL_RESULT, raw: true })),
     endpoint('post', '/utils/import/{collection}', operation({
       id: 'importItems', summary: 'Import items from a CSV or JSON file', tag: 'Utilities', parameters: [collection], pathParams: true,
-      content: { 'multipart/form-data': { type: 'object', required: ['file'], properties: { file: { type: 'string', format: 'binary' } } } },
+      description: 'One file part in multipart/form-data (its type or extension says CSV or JSON), or a raw CSV or JSON body. Answers 200 with an empty body.',
+      content: {
+        'multipart/form-data': { type: 'object', required: ['file'], properties: { file: { type: 'string', format: 'binary' } } },
+        ...csvOrJson,
+      },
     }), true),
     endpoint('get', '/utils/export/{collection}', operation({
-      id: 'exportItems', summary: 'Export items as CSV or JSON', tag: 'Utilities', pathParams: true,
-      parameters: [collection, { name: 'format', in: 'query', schema: { type: 'string', enum: ['csv', 'json'] } }],
-      media: { type: 'application/octet-stream', schema: { type: 'string', format: 'binary' } },
+      id: 'exportItems', summary: 'Export items as a CSV or JSON attachment', tag: 'Utilities', pathParams: true,
+      parameters: [collection, { name: 'format', in: 'query', schema: { type: 'string', enum: ['csv', 'json'] } }, ...LIST_PARAMETERS],
+      media: { type: 'text/csv', schema: str },
+      extra: { 200: { description: 'The items as an attachment', content: { 'text/csv': { schema: str }, 'application/json': { schema: { type: 'array', items: freeObject() } } } } },
     }), true),
   ];
 }
