@@ -143,6 +143,27 @@ function graphqlAndUtils(): Endpoint[] {
   ];
 }
 
+function extensions(ctx: { record: (c: string) => SchemaObject }): Endpoint[] {
+  const tag = 'Extensions';
+  const extension: SchemaObject = {
+    type: 'object',
+    properties: {
+      id: { type: 'string', format: 'uuid' }, enabled: { type: 'boolean' }, folder: str,
+      source: { type: 'string', enum: ['local', 'registry', 'module'] }, bundle: { type: 'string', format: 'uuid', nullable: true },
+    },
+  };
+  return [
+    endpoint('get', '/extensions', operation({ id: 'readExtensions', summary: 'Extensions loaded at boot', tag, data: arrayOf(extension) })),
+    endpoint('get', '/extensions/{id}', operation({
+      id: 'readExtension', summary: 'One extension', tag, parameters: [pathParam('id', 'Extension id', { type: 'string', format: 'uuid' })], data: extension, pathParams: true,
+    })),
+    endpoint('get', '/extension-settings', operation({
+      id: 'readExtensionSettings', summary: 'Extension settings records (admin)', tag, data: arrayOf(ctx.record('svc_extension_settings')),
+      parameters: [{ name: 'extension_key', in: 'query', description: 'Only records of this key (e.g. system_storage_provider)', schema: str }],
+    })),
+  ];
+}
+
 export function authServerEndpoints(ctx: { record: (c: string) => SchemaObject }): Endpoint[] {
-  return [...auth(ctx), ...server(), ...storageProviders(), ...graphqlAndUtils()];
+  return [...auth(ctx), ...server(), ...storageProviders(), ...graphqlAndUtils(), ...extensions(ctx)];
 }
