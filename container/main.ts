@@ -8,6 +8,7 @@ import { createFunctionsApp } from '../functions/app.ts';
 import { createContainerApp, createStandaloneApp } from './app.ts';
 import { startTusCleanup } from '../core/tus/cleanup.ts';
 import { startWorkflowTimeouts } from '../core/workflow/timeouts.ts';
+import { loadExtensions } from '../core/extensions/host.ts';
 
 // Standalone without SECRET: the signing secret persists under DATA_DIR so tokens survive restarts.
 const config = withPersistentSecret(loadConfig());
@@ -29,7 +30,10 @@ if (config.secretGenerated) {
     + ' and other instances reject them. Set SECRET.');
 }
 
-const app = mode === 'container' ? createContainerApp(services) : mode === 'functions' ? createFunctionsApp(services) : createStandaloneApp(services);
+// Extensions load once, before the app is built (EXTENSIONS_PATH; EXTENSIONS_MUST_LOAD stops the start here).
+const extensions = await loadExtensions(services);
+const app = mode === 'container' ? createContainerApp(services, extensions)
+  : mode === 'functions' ? createFunctionsApp(services, extensions) : createStandaloneApp(services, extensions);
 const server = serve({ fetch: app.fetch, hostname: config.host, port: config.port }, (info) => {
   console.log(`svc ${mode} listening on http://${info.address}:${info.port} (${services.database.kind})`);
 });
@@ -44,11 +48,14 @@ if (mode !== 'functions') {
 
 // Expired resumable uploads are removed by the process that serves /tus (TUS_CLEANUP_SCHEDULE).
 const stopTusCleanup = mode === 'functions' ? () => {} : startTusCleanup(services);
+// Extension schedules run where action hooks run.
+const stopSchedules = mode === 'functions' ? () => {} : extensions.startSchedules();
 // Workflow step timeouts: rows claimed with SKIP LOCKED, so several containers may scan at once.
 const stopWorkflowTimeouts = mode === 'functions' ? () => {} : startWorkflowTimeouts(services, config.workflowTimeoutIntervalMs);
 
 async function shutdown() {
   stopTusCleanup();
+  stopSchedules();
   stopWorkflowTimeouts();
   server.close();
   await services.close();

@@ -68,6 +68,17 @@ export interface Config {
   graphql: GraphqlConfig;
   /** IMPORT_* / EXPORT_*: /utils/import and /utils/export. */
   transfer: TransferConfig;
+  /** EXTENSIONS_*: the extension host (core/extensions). */
+  extensions: ExtensionsConfig;
+}
+
+export interface ExtensionsConfig {
+  /** EXTENSIONS_PATH (./extensions): one folder per extension. */
+  path: string;
+  /** EXTENSIONS_MUST_LOAD: extension ids (or folder names) whose failure to load stops the start. */
+  mustLoad: string[];
+  /** EXTENSIONS_HOOK_TIMEOUT (5s): a filter hook slower than this fails the request; an action hook is logged. */
+  hookTimeoutMs: number;
 }
 
 export interface MetricsConfig {
@@ -276,6 +287,11 @@ export function loadConfig(env: Env = process.env): Config {
       maxAliases: Math.max(0, int(env, 'GRAPHQL_MAX_ALIASES', 25)),
       maxCost: Math.max(1, int(env, 'GRAPHQL_MAX_COST', 100)),
       maxTokens: Math.max(100, int(env, 'GRAPHQL_QUERY_TOKEN_LIMIT', 5000)),
+    },
+    extensions: {
+      path: str(env, 'EXTENSIONS_PATH', './extensions'),
+      mustLoad: csvList(env, 'EXTENSIONS_MUST_LOAD'),
+      hookTimeoutMs: Math.max(1, parseDuration(str(env, 'EXTENSIONS_HOOK_TIMEOUT', '5s'))),
     },
     transfer: {
       importMaxSize: parseBytes(str(env, 'IMPORT_MAX_SIZE', '100mb')),

@@ -4,9 +4,16 @@ import type { Services } from '../core/services.ts';
 import { createBaseApp } from './http/base-app.ts';
 import type { AppEnv } from './http/env.ts';
 import { mountFunctionRoutes } from './routes/index.ts';
+import type { ExtensionHost } from '../core/extensions/host.ts';
+import { mountExtensionEndpoints } from './http/extension-endpoints.ts';
 
-export function createFunctionsApp(services: Services): Hono<AppEnv> {
+/** `extensions`: the host loaded at boot (core/extensions/host.ts); its endpoints are mounted after the built-in
+ * routes, and its `app.before` / `app.after` init hooks see the app. */
+export function createFunctionsApp(services: Services, extensions?: ExtensionHost): Hono<AppEnv> {
   const app = createBaseApp(services);
+  extensions?.fireInit('app.before', { app });
   mountFunctionRoutes(app);
+  if (extensions) mountExtensionEndpoints(app, extensions);
+  extensions?.fireInit('app.after', { app });
   return app;
 }

@@ -3,6 +3,7 @@ import { handle, type LambdaContext, type LambdaEvent } from 'hono/aws-lambda';
 import { loadConfig } from '../core/config.ts';
 import { createServices, type Services } from '../core/services.ts';
 import { createFunctionsApp } from './app.ts';
+import { loadExtensions, type ExtensionHost } from '../core/extensions/host.ts';
 
 let handler: ReturnType<typeof handle> | null = null;
 let starting: Promise<ReturnType<typeof handle>> | null = null;
@@ -10,8 +11,8 @@ let starting: Promise<ReturnType<typeof handle>> | null = null;
 /** Builds the handler for given services (tests pass their own). Each invocation returns only once its action
  * events and worker wake-ups are in the queue: Lambda freezes the instance after the response, which would strand
  * them. */
-export function createLambdaHandler(services: Services): ReturnType<typeof handle> {
-  const inner = handle(createFunctionsApp(services));
+export function createLambdaHandler(services: Services, extensions?: ExtensionHost): ReturnType<typeof handle> {
+  const inner = handle(createFunctionsApp(services, extensions));
   return async <L extends LambdaEvent>(event: L, lambdaContext?: LambdaContext) => {
     try {
       return await inner(event, lambdaContext);
@@ -28,7 +29,9 @@ async function init(): Promise<ReturnType<typeof handle>> {
   if (config.secretGenerated) throw new Error('SECRET must be set for the Lambda functions.');
   // Migrations run at deploy time (sst), not on every cold start.
   const services = await createServices(config, { skipMigrations: process.env.SVC_RUN_MIGRATIONS !== 'true' });
-  return createLambdaHandler(services);
+  // The same extensions as the container: filter hooks and endpoints run here; action hooks and schedules only
+  // where the queue is consumed.
+  return createLambdaHandler(services, await loadExtensions(services));
 }
 
 export async function lambdaHandler(event: LambdaEvent, context: LambdaContext) {

@@ -98,6 +98,8 @@ export async function login(services: Services, input: LoginInput, meta: Request
       values ('login', $1, $2, $3, 'svc_users', $4, $5)`,
     [local.id, clip(meta.ip, 50), meta.userAgent, local.id, clip(meta.origin, 255)]);
     await run(trx, 'update svc_users set last_access = now() where id = $1', [local.id]);
+    // auth.login (SPEC.md > Events 2), after commit, as Directus sends it: who logged in, with which provider.
+    services.events.emitAction(trx, 'auth.login', { user: local.id, provider: 'default', status: 'success' }, null);
     return token;
   });
 

@@ -4,7 +4,7 @@ import { opendir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { run } from '../db/database.ts';
 import type { Services } from '../services.ts';
-import { scheduleCron } from './cron.ts';
+import { scheduleCron } from '../schedule/cron.ts';
 import { tusStaging, type TusStaging } from './staging.ts';
 import { cleanupExpiredUploads } from './uploads.ts';
 

@@ -1,11 +1,12 @@
 /** Turns anything thrown by a handler into the `{errors:[...]}` envelope. */
 import type { Context, Hono } from 'hono';
 import { HTTPException } from 'hono/http-exception';
-import { normalizeErrors, RouteNotFoundError, ServiceError, toErrorResponse, ContentTooLargeError } from '../../core/errors.ts';
+import { normalizeErrors, RouteNotFoundError, ServiceError, toErrorResponse, ContentTooLargeError, type ErrorBody } from '../../core/errors.ts';
+import type { Accountability } from '../../core/access/accountability.ts';
 import type { Config } from '../../core/config.ts';
 import type { AppEnv } from './env.ts';
 
-export function errorResponse(c: Context, err: unknown, config: Config): Response {
+function errorBody(err: unknown, config: Config): { status: number; body: ErrorBody } {
   let input = err;
   if (err instanceof HTTPException && !(err instanceof ServiceError)) {
     input = err.status === 413 ? new ContentTooLargeError() : err;
@@ -15,10 +16,38 @@ export function errorResponse(c: Context, err: unknown, config: Config): Respons
   const expose = config.logLevel === 'debug' || config.logLevel === 'trace';
   const { status, body } = toErrorResponse(errors, expose);
   if (unexpected && expose && unexpected instanceof Error) body.errors[0].extensions.reason = unexpected.message;
+  return { status, body };
+}
+
+export function errorResponse(c: Context, err: unknown, config: Config): Response {
+  const { status, body } = errorBody(err, config);
   return c.json(body, status as 400);
 }
 
+/** The `request.error` filter (SPEC.md > Events 2): hooks may rewrite the error list before it is sent. A hook
+ * that fails leaves the list as it was (an error while reporting an error must not hide the first one). */
+async function filteredErrorResponse(c: Context<AppEnv>, err: unknown, config: Config): Promise<Response> {
+  const { status, body } = errorBody(err, config);
+  const services = c.get('services');
+  if (services?.events.hasFilters('request.error')) {
+    try {
+      const schema = c.get('schema') ?? await services.schema.get();
+      const accountability = c.get('accountability') ?? null;
+      const ctx = { db: services.database.db, schema, accountability: accountability ?? anonymous(), config, events: services.events };
+      const errors = await services.events.runFilters('request.error', body.errors, { status }, ctx);
+      if (Array.isArray(errors) && errors.length > 0) body.errors = errors;
+    } catch (filterError) {
+      if (config.logLevel !== 'silent') console.error('request.error filter failed:', (filterError as Error)?.message);
+    }
+  }
+  return c.json(body, status as 400);
+}
+
+function anonymous(): Accountability {
+  return { user: null, role: null, roles: [], policies: [], admin: false, app: false, ip: null, userAgent: null, origin: null };
+}
+
 export function installErrorHandling(app: Hono<AppEnv>, config: Config): void {
-  app.onError((err, c) => errorResponse(c, err, config));
-  app.notFound((c) => errorResponse(c, new RouteNotFoundError(c.req.path), config));
+  app.onError((err, c) => filteredErrorResponse(c, err, config));
+  app.notFound((c) => filteredErrorResponse(c, new RouteNotFoundError(c.req.path), config));
 }

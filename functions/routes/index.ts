@@ -31,6 +31,10 @@ import { mountNotifyValidateTemplateRoutes } from './notify-validate-template.ts
 import { mountNotifyWebhookRoutes } from './notify-webhooks.ts';
 import { mountNotifyAdminRoutes } from './notify-admin.ts';
 import { mountNotifySendRoutes } from './notify-send.ts';
+import { mountGraphqlRoutes } from './graphql.ts';
+import { mountOpenApiRoutes } from './openapi.ts';
+import { mountMetricsRoutes } from './metrics.ts';
+import { mountExtensionRoutes } from './extensions.ts';
 
 export function mountFunctionRoutes(app: Hono<AppEnv>): void {
   mountServerRoutes(app);
@@ -63,4 +67,8 @@ export function mountFunctionRoutes(app: Hono<AppEnv>): void {
   mountNotifyWebhookRoutes(app);
   mountNotifyAdminRoutes(app);
   mountNotifySendRoutes(app);
+  mountGraphqlRoutes(app);
+  mountOpenApiRoutes(app);
+  mountMetricsRoutes(app);
+  mountExtensionRoutes(app);
 }

@@ -10,6 +10,8 @@ import { createServices, type Services } from '../../core/services.ts';
 import type { SharedStore } from '../../core/store/index.ts';
 import type { Queue } from '../../core/queue/queue.ts';
 import { createStandaloneApp } from '../../container/app.ts';
+import { loadExtensions, type ExtensionHost } from '../../core/extensions/host.ts';
+import type { ExtensionLogger } from '../../core/extensions/api.ts';
 import type { AppEnv } from '../../functions/http/env.ts';
 import { ADMIN_TOKEN, PG_TEMPLATE_DB, PGLITE_TEMPLATE_PATH, testEnv, withDatabase } from './template.ts';
 
@@ -65,21 +67,33 @@ export interface TestAppOptions {
   database?: TestDatabase;
   /** A Queue adapter instead of the one the env chooses (in-process unless SQS_QUEUE_URL is set). */
   queue?: Queue;
+  /** Load the extensions of EXTENSIONS_PATH (set it in `env`) as `npm start` does; errors go to `extensionLog`. */
+  extensions?: boolean;
+  extensionLog?: ExtensionLogger;
 }
 
-export async function createTestApp(opts: TestAppOptions = {}): Promise<TestApp & { database: TestDatabase }> {
+export async function createTestApp(opts: TestAppOptions = {}): Promise<TestApp & { database: TestDatabase; extensions?: ExtensionHost }> {
   const testDb = opts.database ?? await cloneTestDatabase();
   const redis: Record<string, string> = process.env.REDIS_URL ? { REDIS_URL: process.env.REDIS_URL, REDIS_NAMESPACE: `test-${randomBytes(6).toString('hex')}` } : {};
   const env = testEnv({ ...redis, ...opts.env });
   const config = loadConfig({ ...env, ...(testDb.url ? { DATABASE_URL: testDb.url } : {}) });
   const database = await testDb.open();
   const services = await createServices(config, { database, skipMigrations: true, store: opts.store, queue: opts.queue });
-  const app = createStandaloneApp(services);
+  let extensions: ExtensionHost | undefined;
+  try {
+    extensions = opts.extensions ? await loadExtensions(services, opts.extensionLog) : undefined;
+  } catch (err) {
+    await services.close();
+    if (!opts.database) await testDb.drop();
+    throw err;
+  }
+  const app = createStandaloneApp(services, extensions);
   const ownsDb = !opts.database;
   return {
     app,
     services,
     database: testDb,
+    extensions,
     async req(method, path, body, o = {}) {
       const headers: Record<string, string> = { ...o.headers };
       const token = o.token === undefined ? ADMIN_TOKEN : o.token;

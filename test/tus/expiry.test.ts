@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { run } from '../../core/db/database.ts';
-import { parseCron } from '../../core/tus/cron.ts';
+import { parseCron } from '../../core/schedule/cron.ts';
 import { tusRuntime } from '../../container/tus.ts';
 import { cleanupTusUploads } from '../../core/tus/cleanup.ts';
 import { createTestApp, type TestApp, type TestDatabase } from '../helpers/app.ts';

@@ -1,4 +1,4 @@
-/** A five-field cron matcher (minute hour day-of-month month day-of-week) for TUS_CLEANUP_SCHEDULE: `*`, numbers,
+/** A five-field cron matcher (minute hour day-of-month month day-of-week) for TUS_CLEANUP_SCHEDULE and extension schedules: `*`, numbers,
  * ranges `a-b`, lists `a,b`, steps `* /n` and `a-b/n`; day-of-week 0-7 (0 and 7 are Sunday). As in classic cron,
  * when both day fields are restricted a day matches either. Times are UTC. */
 
@@ -52,7 +52,9 @@ export function parseCron(expression: string): CronSchedule {
 
 /** Calls `job` in every minute the schedule matches, checking once a minute (at most once per minute, even if
  * the timer drifts). Returns a stop function. */
-export function scheduleCron(expression: string, job: (now: Date) => Promise<unknown> | unknown, clock: () => Date = () => new Date()): () => void {
+export function scheduleCron(
+  expression: string, job: (now: Date) => Promise<unknown> | unknown, clock: () => Date = () => new Date(), checkEveryMs = 15_000,
+): () => void {
   const schedule = parseCron(expression);
   let lastMinute = -1;
   let running = false;
@@ -65,7 +67,7 @@ export function scheduleCron(expression: string, job: (now: Date) => Promise<unk
     try { await job(now); } catch (err) { console.error('Scheduled job failed:', (err as Error).message); } finally { running = false; }
   };
   // Check a few times a minute so a late timer never skips a matching minute.
-  const timer = setInterval(() => { void tick(); }, 15_000);
+  const timer = setInterval(() => { void tick(); }, checkEveryMs);
   timer.unref();
   return () => clearInterval(timer);
 }
