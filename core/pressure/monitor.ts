@@ -6,9 +6,11 @@
  * - heapUsed and rss (process.memoryUsage).
  * The verdict is stored, so `overloaded()` is a field read per request.
  *
- * A suspended process (a frozen Lambda instance, a paused container, a laptop asleep) comes back with a huge
- * timer delay but an idle loop; such an interval (more than 4 intervals long, utilisation under 0.5) is not a
- * blocked loop and its delay is ignored, or every thawed instance would refuse its next requests. */
+ * A suspended process (a frozen Lambda instance, a paused container, SIGSTOP) comes back with a huge timer delay
+ * although it did not run: an interval more than 4 intervals long in which the process used under 10% of one
+ * CPU (process.cpuUsage) is a pause, not a blocked loop, and its delay is ignored, or every thawed instance would
+ * refuse its next requests (its utilisation is ignored too). The delay histogram's own timer may record the pause just after that tick, so its
+ * next reading is ignored too. */
 import { monitorEventLoopDelay, performance, type EventLoopUtilization, type IntervalHistogram } from 'node:perf_hooks';
 import type { PressureConfig } from '../config.ts';
 import { exceededLimit, type PressureReason, type PressureSample } from './thresholds.ts';
@@ -19,6 +21,8 @@ export class PressureMonitor {
   #histogram: IntervalHistogram | null = null;
   #elu: EventLoopUtilization | null = null;
   #lastTick = 0;
+  #lastCpu: NodeJS.CpuUsage | null = null;
+  #ignoreHistogram = false;
   #reason: PressureReason | null = null;
   #sample: PressureSample = { eventLoopDelayMs: 0, eventLoopUtilization: 0, heapUsed: 0, rss: 0 };
 
@@ -36,6 +40,7 @@ export class PressureMonitor {
     }
     this.#elu = performance.eventLoopUtilization();
     this.#lastTick = performance.now();
+    this.#lastCpu = process.cpuUsage();
     this.#judge({ ...this.#sample, ...memory() });
     this.#timer = setInterval(() => this.#tick(), interval);
     this.#timer.unref();
@@ -68,15 +73,18 @@ export class PressureMonitor {
     this.#lastTick = now;
     const elu = performance.eventLoopUtilization(this.#elu ?? undefined);
     this.#elu = performance.eventLoopUtilization();
+    const cpu = process.cpuUsage(this.#lastCpu ?? undefined);
+    this.#lastCpu = process.cpuUsage();
     const interval = this.#config.sampleIntervalMs;
+    const suspended = elapsed > 4 * interval && (cpu.user + cpu.system) / 1000 < 0.1 * elapsed;
     let delayMs = 0;
     if (this.#histogram) {
-      const p99 = this.#histogram.percentile(99) / 1e6;
+      const p99 = this.#ignoreHistogram ? 0 : this.#histogram.percentile(99) / 1e6;
       this.#histogram.reset();
-      const suspended = elapsed > 4 * interval && elu.utilization < 0.5;
       if (!suspended) delayMs = Math.max(Number.isFinite(p99) ? p99 : 0, elapsed - interval);
     }
-    this.#judge({ eventLoopDelayMs: delayMs, eventLoopUtilization: elu.utilization, ...memory() });
+    this.#ignoreHistogram = suspended;
+    this.#judge({ eventLoopDelayMs: delayMs, eventLoopUtilization: suspended ? 0 : elu.utilization, ...memory() });
   }
 
   #judge(sample: PressureSample): void {

@@ -1,6 +1,7 @@
 /** The pressure limiter (PRESSURE_LIMITER_*): a blocked event loop or a memory limit turns requests into 503
  * SERVICE_UNAVAILABLE with Retry-After until the sampler sees the process healthy again; /server/ping and
  * /server/health stay answered. The busy loops below block this very process, which runs the app. */
+import { spawn } from 'node:child_process';
 import { setImmediate as immediate, setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PressureMonitor } from '../../core/pressure/monitor.ts';
@@ -159,4 +160,41 @@ describe('sampler', () => {
     await sleep(50);
     expect(services.lastSample()).toBe(afterClose);
   });
+});
+
+describe('a suspended process', () => {
+  async function child(busyControl: boolean): Promise<{ reasons: string[] }> {
+    const proc = spawn(process.execPath, ['--import', 'tsx', 'test/server/pressure-child.ts'], {
+      env: { ...process.env, BUSY: busyControl ? '1' : '0' }, stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    try {
+      let out = '';
+      let stopped = false;
+      const lines = (async function* () {
+        for await (const chunk of proc.stdout!) {
+          out += String(chunk);
+          yield out;
+        }
+      })();
+      for await (const text of lines) {
+        if (text.includes('ready') && !busyControl && !stopped) {
+          // Stopped at once, possibly in the middle of running JavaScript (a freeze chooses no quiet moment).
+          stopped = true;
+          proc.kill('SIGSTOP');
+          await sleep(600);
+          proc.kill('SIGCONT');
+        }
+        const done = /\{.*\}/.exec(text);
+        if (done) return JSON.parse(done[0]) as { reasons: string[] };
+      }
+      throw new Error(`child ended without a verdict: ${out}`);
+    } finally {
+      proc.kill('SIGKILL');
+    }
+  }
+
+  it('does not count a pause of the whole process (frozen Lambda, SIGSTOP) as overload, but a busy loop', async () => {
+    expect((await child(false)).reasons).toEqual([]);
+    expect((await child(true)).reasons).toContain('eventLoopDelay');
+  }, 60_000);
 });
