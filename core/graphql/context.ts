@@ -6,6 +6,9 @@ export interface GraphqlContext {
   /** Root reads of this request by canonical key (field, arguments, compiled query): identical root fields
    * under different aliases share one promise, so aliases cannot multiply work. */
   reads: Map<string, Promise<unknown>>;
+  /** A POST body the HTTP layer has already read (under MAX_PAYLOAD_SIZE) and parsed: yoga takes the GraphQL
+   * parameters from it instead of reading the request stream again. */
+  body?: unknown;
 }
 
 /** What a field of a generated object type is: a column (read by property access) or a relation. */

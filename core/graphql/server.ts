@@ -7,6 +7,7 @@ import { NoSchemaIntrospectionCustomRule, type ExecutionResult } from 'graphql/i
 import { createYoga, type Plugin, type YogaServerInstance } from 'graphql-yoga';
 import type { Config } from '../config.ts';
 import type { ServiceContext } from '../context.ts';
+import { InvalidPayloadError } from '../errors.ts';
 import { graphqlSchemaFor } from './cache.ts';
 import type { GraphqlContext } from './context.ts';
 import { costLimitRule } from './cost.ts';
@@ -38,6 +39,19 @@ function envelopePlugin(config: Config): Plugin {
   };
 }
 
+/** POST bodies arrive parsed in the server context: their GraphQL parameters are taken from there (no second
+ * read of the request stream). yoga's parameter checks still run on them. */
+const parsedBodyPlugin: Plugin<GraphqlContext> = {
+  onRequestParse({ request, serverContext, setRequestParser }) {
+    const body = (serverContext as Partial<GraphqlContext>).body;
+    if (request.method !== 'POST' || body === undefined) return;
+    setRequestParser(() => {
+      if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new InvalidPayloadError('The body must be a JSON object.');
+      return body as Record<string, never>;
+    });
+  },
+};
+
 function createServer(config: Config, system: boolean): GraphqlServer {
   const limits = config.graphql;
   return createYoga<GraphqlContext>({
@@ -50,7 +64,10 @@ function createServer(config: Config, system: boolean): GraphqlServer {
     cors: false,
     batching: false,
     parserAndValidationCache: true,
+    // Bodies are read and bounded (MAX_PAYLOAD_SIZE) before yoga sees the request.
+    maxRequestBodySize: false,
     plugins: [
+      parsedBodyPlugin,
       EnvelopArmorPlugin({
         maxDepth: { n: limits.maxDepth, ignoreIntrospection: true, flattenFragments: true },
         maxAliases: { n: limits.maxAliases },
@@ -75,7 +92,7 @@ export function graphqlServer(config: Config, system: boolean): GraphqlServer {
 }
 
 /** Runs one GraphQL request for a caller; `/graphql/system` reads through the system endpoints' rules. */
-export async function handleGraphql(request: Request, service: ServiceContext, system: boolean): Promise<Response> {
-  const ctx: GraphqlContext = { service: system ? { ...service, system: true } : service, reads: new Map() };
+export async function handleGraphql(request: Request, service: ServiceContext, system: boolean, body?: unknown): Promise<Response> {
+  const ctx: GraphqlContext = { service: system ? { ...service, system: true } : service, reads: new Map(), body };
   return graphqlServer(service.config, system).fetch(request, ctx);
 }

@@ -1,20 +1,31 @@
 /** POST|GET /graphql and /graphql/system (SPEC.md > GraphQL): the request body is read under MAX_PAYLOAD_SIZE,
  * then core/graphql runs it with the caller's accountability. */
 import type { Context, Hono } from 'hono';
+import { InvalidPayloadError, UnsupportedMediaTypeError } from '../../core/errors.ts';
 import { handleGraphql } from '../../core/graphql/server.ts';
 import { readText } from '../http/body.ts';
 import { serviceContext } from '../http/context.ts';
 import type { AppEnv } from '../http/env.ts';
 
+/** The POST body as GraphQL parameters: JSON (application/json, or no type), or a bare document
+ * (application/graphql). Other types are UNSUPPORTED_MEDIA_TYPE; broken JSON 400 INVALID_PAYLOAD. */
+async function postBody(c: Context<AppEnv>): Promise<unknown> {
+  const type = (c.req.header('content-type') ?? '').split(';')[0].trim().toLowerCase();
+  if (type === 'application/graphql') return { query: await readText(c) };
+  if (type && !/^application\/(.+\+)?json$/.test(type) && type !== 'text/plain') throw new UnsupportedMediaTypeError(`Unsupported media type "${type}".`);
+  const text = await readText(c);
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    throw new InvalidPayloadError('Invalid JSON body.');
+  }
+}
+
 function handler(system: boolean) {
   return async (c: Context<AppEnv>): Promise<Response> => {
     const service = await serviceContext(c);
-    let request = c.req.raw;
-    if (c.req.method === 'POST') {
-      const body = await readText(c);
-      request = new Request(c.req.url, { method: 'POST', headers: c.req.raw.headers, body });
-    }
-    return handleGraphql(request, service, system);
+    if (c.req.method !== 'POST') return handleGraphql(c.req.raw, service, system);
+    return handleGraphql(c.req.raw, service, system, await postBody(c));
   };
 }
 
