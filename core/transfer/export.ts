@@ -7,8 +7,8 @@
  *  - any other order: one REPEATABLE READ, READ ONLY transaction for a consistent snapshot, with a cursor over the
  *    ordered keys (the primary key breaking ties) fetched a page at a time. That holds one connection (under the
  *    embedded database: the database) for the length of the download.
- * Each page is read by key (`pk = any(keys)`) with the planned fields, relations and filters, the JSON built by
- * Postgres as for /items. */
+ * Each page is then read by its key range (or its keys) with the planned fields, relations and filters, the JSON
+ * built by Postgres as for /items. */
 import type { Kysely } from 'kysely';
 import { stringify } from 'csv-stringify/sync';
 import { loadPermissions } from '../access/permissions.ts';
@@ -88,10 +88,9 @@ function keyValue(k: unknown): unknown {
   return typeof k === 'bigint' ? String(k) : k;
 }
 
-/** The JSON array text of the rows with these keys, in the plan's order. */
-async function pageByKeys(ex: Executor, plan: ExportPlan, keys: unknown[]): Promise<string> {
-  const inKeys: FilterNode = { kind: 'cmp', field: plan.pk, op: '_in', value: keys };
-  const statement = compileList({ ...plan.select, filter: and(plan.select.filter, inKeys), limit: null, offset: 0 }, NO_META);
+/** The JSON array text of the rows a page's filter selects (with the plan's filter), in the plan's order. */
+async function page(ex: Executor, plan: ExportPlan, selects: FilterNode): Promise<string> {
+  const statement = compileList({ ...plan.select, filter: and(plan.select.filter, selects), limit: null, offset: 0 }, NO_META);
   const [row] = await run<{ data: string }>(ex, statement.sql, statement.params);
   return row.data;
 }
@@ -107,7 +106,15 @@ async function* keysetPages(ctx: ServiceContext, plan: ExportPlan, batchSize: nu
     const keysSql = compileKeys({ ...plan.select, filter: after ? and(plan.select.filter, after) : plan.select.filter, limit: n, offset });
     const keys = (await run<{ key: unknown }>(ctx.db, keysSql.sql, keysSql.params)).map((r) => keyValue(r.key));
     if (keys.length === 0) return;
-    yield await pageByKeys(ctx.db, plan, keys);
+    // The page is read by key range (a range scan, cheaper than probing each key) unless a limit must be kept
+    // exactly: without a snapshot, a row inserted meanwhile inside the range is read too (once: the next page
+    // starts after the range).
+    const lo = desc ? keys[keys.length - 1] : keys[0];
+    const hi = desc ? keys[0] : keys[keys.length - 1];
+    const selects: FilterNode = remaining === null
+      ? { kind: 'cmp', field: plan.pk, op: '_between', value: [lo, hi] }
+      : { kind: 'cmp', field: plan.pk, op: '_in', value: keys };
+    yield await page(ctx.db, plan, selects);
     if (keys.length < n) return;
     last = keys[keys.length - 1];
     first = false;
@@ -127,7 +134,7 @@ async function* cursorPages(ctx: ServiceContext, plan: ExportPlan, batchSize: nu
     for (;;) {
       const keys = (await run<{ key: unknown }>(trx, `fetch forward ${batchSize} from svc_export_keys`)).map((r) => keyValue(r.key));
       if (keys.length === 0) break;
-      yield await pageByKeys(trx, plan, keys);
+      yield await page(trx, plan, { kind: 'cmp', field: plan.pk, op: '_in', value: keys });
       if (keys.length < batchSize) break;
     }
     done = true;
@@ -138,7 +145,7 @@ async function* cursorPages(ctx: ServiceContext, plan: ExportPlan, batchSize: nu
   }
 }
 
-function pages(ctx: ServiceContext, plan: ExportPlan): AsyncGenerator<string> {
+function pagesOf(ctx: ServiceContext, plan: ExportPlan): AsyncGenerator<string> {
   const batchSize = Math.max(1, ctx.config.transfer.exportBatchSize);
   return plan.keyset ? keysetPages(ctx, plan, batchSize, plan.keyset.desc) : cursorPages(ctx, plan, batchSize);
 }
@@ -187,5 +194,5 @@ async function* csvChunks(source: AsyncGenerator<string>, plan: ExportPlan): Asy
  * statement can still be answered with an error response. Returning early (the client went away) ends the reading
  * and releases what it holds. */
 export function exportChunks(ctx: ServiceContext, plan: ExportPlan, format: ExportFormat): AsyncGenerator<string> {
-  return format === 'csv' ? csvChunks(pages(ctx, plan), plan) : jsonChunks(pages(ctx, plan));
+  return format === 'csv' ? csvChunks(pagesOf(ctx, plan), plan) : jsonChunks(pagesOf(ctx, plan));
 }

@@ -76,13 +76,21 @@ function rssOf(pid: number): number {
   return Number(/VmRSS:\s+(\d+) kB/.exec(status)![1]) * 1024;
 }
 
-interface Measured { peak: number; seconds: number; bytes: number; rows: number }
+interface Measured { peak: number; seconds: number; bytes: number; rows: number; firstHalfPeak: number; secondHalfPeak: number }
 
 /** Streams the response, counting bytes and rows (CSV: lines after the header; JSON: `"id":` keys), while sampling
  * the server's RSS every 100 ms. */
-async function measure(pid: number, url: string, headers: Record<string, string>, format: 'csv' | 'json'): Promise<Measured> {
+async function measure(pid: number, url: string, headers: Record<string, string>, format: 'csv' | 'json', expected = 0): Promise<Measured> {
   let peak = rssOf(pid);
-  const timer = setInterval(() => { peak = Math.max(peak, rssOf(pid)); }, 100);
+  // Peaks while the first and the second half of the rows arrive: memory that grew with the row count would show
+  // as a second half well above the first.
+  const halves = [0, 0];
+  const timer = setInterval(() => {
+    const rss = rssOf(pid);
+    peak = Math.max(peak, rss);
+    const half = rows * 2 < expected ? 0 : 1;
+    halves[half] = Math.max(halves[half], rss);
+  }, 100);
   const started = Date.now();
   let bytes = 0;
   let rows = 0;
@@ -107,7 +115,7 @@ async function measure(pid: number, url: string, headers: Record<string, string>
   } finally {
     clearInterval(timer);
   }
-  return { peak: Math.max(peak, rssOf(pid)), seconds: (Date.now() - started) / 1000, bytes, rows };
+  return { peak: Math.max(peak, rssOf(pid)), seconds: (Date.now() - started) / 1000, bytes, rows, firstHalfPeak: halves[0], secondHalfPeak: halves[1] };
 }
 
 async function query(url: string, sql: string): Promise<void> {
@@ -182,9 +190,9 @@ async function bench(): Promise<void> {
     const rows: [string, number, Measured][] = [];
     const run = async (name: string, pid: number, url: string, headers: Record<string, string>, format: 'csv' | 'json') => {
       const idle = await settle(pid);
-      const m = await measure(pid, url, headers, format);
+      const m = await measure(pid, url, headers, format, total);
       if (m.rows !== total) throw new Error(`${name}: ${m.rows} rows instead of ${total}`);
-      console.log(`[bench:export-memory] ${name}: idle ${Math.round(idle / MB)} MB, peak ${Math.round(m.peak / MB)} MB, ${m.seconds.toFixed(1)} s, ${Math.round(m.rows / m.seconds)} rows/s, ${Math.round(m.bytes / MB)} MB`);
+      console.log(`[bench:export-memory] ${name}: idle ${Math.round(idle / MB)} MB, peak ${Math.round(m.peak / MB)} MB (halves ${Math.round(m.firstHalfPeak / MB)} / ${Math.round(m.secondHalfPeak / MB)}), ${m.seconds.toFixed(1)} s, ${Math.round(m.rows / m.seconds)} rows/s, ${Math.round(m.bytes / MB)} MB`);
       rows.push([name, idle, m]);
     };
     await run('service CSV, key order (keyset pages)', servicePid, `${service.baseUrl}/utils/export/big_rows?format=csv`, auth, 'csv');
@@ -194,9 +202,9 @@ async function bench(): Promise<void> {
     await run('raw reference JSON (pg cursor + row_to_json)', rawPid, `${raw.baseUrl}/json`, {}, 'json');
 
     const lines = [
-      '| scenario | rows | idle RSS MB | peak RSS MB | above idle MB | seconds | rows/s | MB sent |',
-      '|---|---:|---:|---:|---:|---:|---:|---:|',
-      ...rows.map(([name, idle, m]) => `| ${name} | ${m.rows} | ${Math.round(idle / MB)} | ${Math.round(m.peak / MB)} | ${Math.round((m.peak - idle) / MB)} | ${m.seconds.toFixed(1)} | ${Math.round(m.rows / m.seconds)} | ${Math.round(m.bytes / MB)} |`),
+      '| scenario | rows | idle RSS MB | peak RSS MB | above idle MB | peak 1st half / 2nd half MB | seconds | rows/s | MB sent |',
+      '|---|---:|---:|---:|---:|---:|---:|---:|---:|',
+      ...rows.map(([name, idle, m]) => `| ${name} | ${m.rows} | ${Math.round(idle / MB)} | ${Math.round(m.peak / MB)} | ${Math.round((m.peak - idle) / MB)} | ${Math.round(m.firstHalfPeak / MB)} / ${Math.round(m.secondHalfPeak / MB)} | ${m.seconds.toFixed(1)} | ${Math.round(m.rows / m.seconds)} | ${Math.round(m.bytes / MB)} |`),
     ];
     console.log(lines.join('\n'));
     writeFileSync(join(here, 'results-export-memory.md'),

@@ -178,10 +178,12 @@ describe('paging (EXPORT_BATCH_SIZE 1000 here)', () => {
     expect(rows).toEqual(expected);
   });
 
-  it('limit and offset across pages, in both paging modes, with a filter', async () => {
+  it('limit and offset across pages, in both paging modes; a filter across keyset pages', async () => {
     const keyset = await exportOf('big', '?fields=id&limit=2500&offset=1500&filter[bucket][_neq]=0');
     const expectedKeyset = Array.from({ length: BIG }, (_, i) => i + 1).filter((id) => id % 7 !== 0).slice(1500, 4000);
     expect((keyset.json as { id: number }[]).map((r) => r.id)).toEqual(expectedKeyset);
+    const filtered = await exportOf('big', '?fields=id&filter[bucket][_eq]=3&sort=-id');
+    expect((filtered.json as { id: number }[]).map((r) => r.id)).toEqual(Array.from({ length: BIG }, (_, i) => BIG - i).filter((id) => id % 7 === 3));
     const cursor = await exportOf('big', '?fields=id&limit=2500&offset=1500&sort=bucket');
     expect(cursor.json).toEqual(await itemsOf('/items/big?fields=id&limit=2500&offset=1500&sort=bucket,id'));
   });
