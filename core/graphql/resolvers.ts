@@ -18,8 +18,8 @@ import { stableKey } from './stable-key.ts';
 type Resolver = GraphQLFieldResolver<unknown, GraphqlContext, Record<string, unknown>>;
 
 /** The compiled statement cache of core/items/read.ts is keyed by this identity of the query. */
-function input(query: Query): QueryInput {
-  return { query, cacheKey: `graphql:${stableKey(query)}` };
+function input(query: Query, key = stableKey(query)): QueryInput {
+  return { query, cacheKey: `graphql:${key}` };
 }
 
 function shared<T>(ctx: GraphqlContext, key: string, run: () => Promise<T>): Promise<T> {
@@ -43,7 +43,8 @@ function selectionQuery(info: GraphQLResolveInfo, type: GraphQLObjectType, base:
 export function listResolver(c: CollectionOverview, type: GraphQLObjectType): Resolver {
   return (_src, args, ctx, info) => {
     const query = selectionQuery(info, type, listQuery(args, ctx.service.config));
-    return shared(ctx, `list:${c.collection}:${stableKey(query)}`, async () => dataOf(await readItems(ctx.service, c.collection, input(query))));
+    const key = stableKey(query);
+    return shared(ctx, `list:${c.collection}:${key}`, async () => dataOf(await readItems(ctx.service, c.collection, input(query, key))));
   };
 }
 
@@ -51,8 +52,9 @@ export function byIdResolver(c: CollectionOverview, type: GraphQLObjectType): Re
   return (_src, args, ctx, info) => {
     const query = selectionQuery(info, type);
     const id = args.id as string;
-    return shared(ctx, `one:${c.collection}:${id}:${stableKey(query)}`, async () => {
-      const text = await readItemData(ctx.service, c.collection, id, input(query));
+    const key = stableKey(query);
+    return shared(ctx, `one:${c.collection}:${id}:${key}`, async () => {
+      const text = await readItemData(ctx.service, c.collection, id, input(query, key));
       return text === null ? null : JSON.parse(text);
     });
   };
@@ -61,7 +63,8 @@ export function byIdResolver(c: CollectionOverview, type: GraphQLObjectType): Re
 export function singletonResolver(c: CollectionOverview, type: GraphQLObjectType): Resolver {
   return (_src, _args, ctx, info) => {
     const query = selectionQuery(info, type);
-    return shared(ctx, `singleton:${c.collection}:${stableKey(query)}`, async () => dataOf(await readSingleton(ctx.service, c.collection, input(query))));
+    const key = stableKey(query);
+    return shared(ctx, `singleton:${c.collection}:${key}`, async () => dataOf(await readSingleton(ctx.service, c.collection, input(query, key))));
   };
 }
 
@@ -70,8 +73,9 @@ export function aggregatedResolver(c: CollectionOverview): Resolver {
     const base = listQuery(args, ctx.service.config);
     const request = aggregateOf(c, selectedMembers(info));
     const query: Query = { ...base, aggregate: request.aggregate };
-    return shared(ctx, `aggregate:${c.collection}:${stableKey(query)}`, async () => {
-      const rows = dataOf(await readItems(ctx.service, c.collection, input(query))) as Record<string, unknown>[];
+    const key = stableKey(query);
+    return shared(ctx, `aggregate:${c.collection}:${key}`, async () => {
+      const rows = dataOf(await readItems(ctx.service, c.collection, input(query, key))) as Record<string, unknown>[];
       return rows.map((row) => shapeRow(row, base.groupBy, request));
     });
   };
