@@ -3,8 +3,9 @@
  * revisions, filter events) in batches of IMPORT_BATCH_SIZE, all inside ONE transaction: a failure anywhere (a bad
  * row, malformed text, a body over IMPORT_MAX_SIZE, a client that goes away) keeps nothing, and the action events
  * of the imported items fire only once the whole import has committed. A failing row is named (1-based data row)
- * with the write service's message. */
-import type { Readable, Transform } from 'node:stream';
+ * with the write service's message. The transaction is open while the body arrives (under the embedded database
+ * that holds the database for the length of the upload). */
+import type { Duplex, Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { ServiceContext } from '../context.ts';
 import { inTransaction, run, type Executor } from '../db/database.ts';
@@ -117,18 +118,12 @@ export async function importStream(ctx: ServiceContext, collection: CollectionOv
     };
     let sinkFailure: unknown = null;
     try {
-      await runPipeline([source, ...stages, decoder, reader], async (records: AsyncIterable<unknown>) => {
+      await runPipeline([source, ...stages, decoder, reader], async (records) => {
         try {
           for await (const record of records) {
-          row++;
-          if (format === 'csv') {
-            batch.push(csvRecordToPayload(collection, record as Record<string, Cell>, row));
-          } else {
-            const value = (record as { value: unknown }).value;
-            if (!isPlainObject(value)) throw new InvalidPayloadError(`Invalid payload. Row ${row}: an item must be an object.`, { row });
-            batch.push(value);
-          }
-          if (batch.length >= batchSize) await flush();
+            row++;
+            batch.push(payloadOf(collection, format, record, row));
+            if (batch.length >= batchSize) await flush();
           }
         } catch (err) {
           sinkFailure = err;
@@ -148,8 +143,16 @@ export async function importStream(ctx: ServiceContext, collection: CollectionOv
   });
 }
 
+/** One parsed record as an item payload: a CSV record's cells converted per field, a JSON element as it is. */
+function payloadOf(collection: CollectionOverview, format: ImportFormat, record: unknown, row: number): Record<string, unknown> {
+  if (format === 'csv') return csvRecordToPayload(collection, record as Record<string, Cell>, row);
+  const value = (record as { value: unknown }).value;
+  if (!isPlainObject(value)) throw new InvalidPayloadError(`Invalid payload. Row ${row}: an item must be an object.`, { row });
+  return value;
+}
+
 /** stream.pipeline over a list of stages ending in an async consumer (its typings only take fixed arities). */
-function runPipeline(streams: NodeJS.ReadWriteStream[] | (Readable | Transform)[], sink: (source: AsyncIterable<unknown>) => Promise<void>): Promise<void> {
+function runPipeline(streams: (Readable | Duplex)[], sink: (source: AsyncIterable<unknown>) => Promise<void>): Promise<void> {
   return (pipeline as unknown as (...args: unknown[]) => Promise<void>)(...streams, sink);
 }
 
