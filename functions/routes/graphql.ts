@@ -24,8 +24,14 @@ async function postBody(c: Context<AppEnv>): Promise<unknown> {
 function handler(system: boolean) {
   return async (c: Context<AppEnv>): Promise<Response> => {
     const service = await serviceContext(c);
-    if (c.req.method !== 'POST') return handleGraphql(c.req.raw, service, system);
-    return handleGraphql(c.req.raw, service, system, await postBody(c));
+    const res = c.req.method === 'POST'
+      ? await handleGraphql(c.req.raw, service, system, await postBody(c))
+      : await handleGraphql(c.req.raw, service, system);
+    // Re-wrapped as Hono's own body (small JSON): @hono/node-server then writes it directly instead of
+    // streaming the fetch-API Response yoga built.
+    const headers: Record<string, string> = {};
+    res.headers.forEach((value, key) => { headers[key] = value; });
+    return c.body(await res.text(), res.status as 200, headers);
   };
 }
 

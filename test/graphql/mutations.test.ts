@@ -95,6 +95,15 @@ describe('permissions and service errors', () => {
     expect(bad.body.errors[0].extensions.code).toBe('INVALID_PAYLOAD');
   });
 
+  it('a failing root field beside a good one: the error status, the data of the good field kept', async () => {
+    const r = await gql(t, '{ tags(limit: 1) { id } posts_by_id(id: "not-a-number") { id } }');
+    expect(r.status).toBe(403);
+    expect(r.body.data.tags).toEqual([{ id: 'misc' }]);
+    expect(r.body.data.posts_by_id).toBeNull();
+    expect(r.body.errors).toHaveLength(1);
+    expect(r.body.errors[0].extensions.code).toBe('FORBIDDEN');
+  });
+
   it('mutations are refused over GET', async () => {
     const r = await t.req('GET', `/graphql?query=${encodeURIComponent('mutation { delete_tags_item(id: "news") { id } }')}`);
     expect(r.status).toBe(405);
