@@ -1,6 +1,6 @@
 /** Records the HTTP metrics of SPEC.md > Server, metrics for every request (installed only when
- * METRICS_ENABLED). Kept cheap: one clock read at each end, one label object, no body is ever read (sizes come
- * from content-length and are recorded only when present and above zero).
+ * METRICS_ENABLED). Kept cheap: one clock read at each end, one Map lookup (core/metrics/series.ts), no body is
+ * ever read (sizes come from content-length and are recorded only when present and above zero).
  *
  * Under @hono/node-server (`c.env.outgoing`) the request is recorded when the Node response closes: the duration
  * covers writing the body, the active gauge drops when the client has it, and the response size is the
@@ -54,11 +54,7 @@ function nodeResponseSize(outgoing: ServerResponse): number {
 
 export function metricsMiddleware(metrics: HttpMetrics): MiddlewareHandler<AppEnv> {
   function record(method: string, route: string, status: number, started: number, requestSize: number, responseSize: number) {
-    const labels = { method, route, status_code: status };
-    metrics.requests.inc(labels);
-    metrics.duration.observe(labels, (performance.now() - started) / 1000);
-    if (requestSize > 0) metrics.requestSize.observe({ method, route }, requestSize);
-    if (responseSize > 0) metrics.responseSize.observe(labels, responseSize);
+    metrics.record(method, route, status, (performance.now() - started) / 1000, requestSize, responseSize);
   }
 
   return async (c, next) => {
