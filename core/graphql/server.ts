@@ -3,7 +3,7 @@
  * our cost rule, optional introspection, yoga's parse/validation cache, and results in the service's
  * error envelope and statuses. */
 import { EnvelopArmorPlugin } from '@escape.tech/graphql-armor';
-import { NoSchemaIntrospectionCustomRule, type ExecutionResult } from 'graphql/index.js';
+import { execute, NoSchemaIntrospectionCustomRule, type ExecutionResult } from 'graphql/index.js';
 import { createYoga, type Plugin, type YogaServerInstance } from 'graphql-yoga';
 import type { Config } from '../config.ts';
 import type { ServiceContext } from '../context.ts';
@@ -52,6 +52,14 @@ const parsedBodyPlugin: Plugin<GraphqlContext> = {
   },
 };
 
+/** graphql-js' reference executor instead of yoga's default one (whose incremental-delivery machinery is not
+ * used here: no @defer/@stream, no subscriptions). In the bench the two were within noise of each other. */
+const graphqlJsExecutor: Plugin = {
+  onExecute({ setExecuteFn }) {
+    setExecuteFn(execute as Parameters<typeof setExecuteFn>[0]);
+  },
+};
+
 function createServer(config: Config, system: boolean): GraphqlServer {
   const limits = config.graphql;
   return createYoga<GraphqlContext>({
@@ -68,6 +76,7 @@ function createServer(config: Config, system: boolean): GraphqlServer {
     maxRequestBodySize: false,
     plugins: [
       parsedBodyPlugin,
+      graphqlJsExecutor,
       EnvelopArmorPlugin({
         maxDepth: { n: limits.maxDepth, ignoreIntrospection: true, flattenFragments: true },
         maxAliases: { n: limits.maxAliases },
