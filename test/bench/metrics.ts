@@ -1,20 +1,23 @@
 /** Cost of the HTTP metrics (METRICS_ENABLED): the same primary-key read, GET /items/posts/{id}, against two
  * service processes on one database, one with METRICS_ENABLED=false and one with METRICS_ENABLED=true (the
  * middleware of functions/http/metrics-middleware.ts, default process metrics registered). Measured alternately,
- * off/on BENCH_ROUNDS times (default 3), with autocannon, and averaged, so load from other work on the machine
- * falls on both sides alike. Ratio = on/off req/s (target >= 0.95: under 5% cost).
+ * BENCH_ROUNDS rounds (default 4) in ABBA order (off/on, on/off, ...), with autocannon, and averaged, so load from other work on the machine
+ * falls on both sides alike. Ratio = on/off req/s (target >= 0.95: under 5% cost). On a machine shared with other
+ * work req/s swings by tens of percent from run to run, so the service process's own CPU time per request
+ * (user + system from /proc/<pid>/stat over the measured seconds) is reported too: it hardly depends on what else
+ * runs, and on/off of it is the cost of the metrics per request.
  *
  * Run alone: `npx tsx test/bench/metrics.ts` (BENCH_DATABASE_URL is the admin connection, default
  * postgres://postgres@127.0.0.1:5432/postgres; database svc_bench_metrics is created and dropped; ports 8066/8067).
- * Knobs: BENCH_DURATION (10 s), BENCH_WARMUP (2 s), BENCH_CONNECTIONS (10), BENCH_ROUNDS (3), BENCH_POSTS (2000).
+ * Knobs: BENCH_DURATION (10 s), BENCH_WARMUP (2 s), BENCH_CONNECTIONS (10), BENCH_ROUNDS (4), BENCH_POSTS (2000).
  * Writes test/bench/results-metrics.md and results-metrics.json.
  *
  * Before the A/B it measures the middleware alone, in process and without sockets or a database (a Hono app with
- * the route /items/:collection/:pk answering a small JSON body, BENCH_MICRO_REQUESTS app.request calls (100,000)
- * with and without it, alternately, best of 3 each): microseconds added per request, a figure that machine load
+ * the route /items/:collection/:pk answering a small JSON body, BENCH_MICRO_REQUESTS app.request calls (50,000)
+ * with and without it, in 20 alternating slices, median per side): microseconds added per request, a figure that machine load
  * disturbs far less than req/s. */
 import { randomBytes } from 'node:crypto';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -43,12 +46,12 @@ const settings = {
   duration: envInt('BENCH_DURATION', 10),
   warmup: envInt('BENCH_WARMUP', 2),
   connections: envInt('BENCH_CONNECTIONS', 10),
-  rounds: envInt('BENCH_ROUNDS', 3),
+  rounds: envInt('BENCH_ROUNDS', 4),
   posts: envInt('BENCH_POSTS', 2000),
-  microRequests: envInt('BENCH_MICRO_REQUESTS', 100_000),
+  microRequests: envInt('BENCH_MICRO_REQUESTS', 50_000),
 };
 
-/** Microseconds per app.request with and without the metrics middleware (best of 3 alternating runs each). */
+/** Microseconds per app.request with and without the metrics middleware (median of 20 alternating slices each). */
 async function micro(): Promise<{ offUs: number; onUs: number; addedUs: number }> {
   const build = (withMetrics: boolean) => {
     const app = new Hono<AppEnv>();
@@ -64,10 +67,15 @@ async function micro(): Promise<{ offUs: number; onUs: number; addedUs: number }
     return ((performance.now() - t0) * 1000) / n;
   };
   for (const app of apps) await time(app, 5000);
-  const best = [Infinity, Infinity];
-  for (let round = 0; round < 3; round++) {
-    for (let side = 0; side < 2; side++) best[side] = Math.min(best[side], await time(apps[side], settings.microRequests));
+  // Many short alternating slices and the median of each side: a burst of load from elsewhere on the machine
+  // spoils a few slices of both sides, not one whole side.
+  const slices: number[][] = [[], []];
+  const sliceSize = Math.max(1000, Math.floor(settings.microRequests / 20));
+  for (let done = 0; done < settings.microRequests; done += sliceSize) {
+    for (let side = 0; side < 2; side++) slices[side].push(await time(apps[side], sliceSize));
   }
+  const median = (xs: number[]) => { const s = [...xs].sort((a, b) => a - b); return s[Math.floor(s.length / 2)]; };
+  const best = slices.map(median);
   return { offUs: best[0], onUs: best[1], addedUs: best[1] - best[0] };
 }
 
@@ -75,13 +83,29 @@ function log(message: string) {
   console.log(`[bench:metrics] ${message}`);
 }
 
-interface Side { requestsPerSec: number; p50Ms: number; p99Ms: number; requests: number; non2xx: number; errors: number }
+interface Side { requestsPerSec: number; p50Ms: number; p99Ms: number; requests: number; non2xx: number; errors: number; cpuUsPerRequest: number }
 
-async function measure(url: string, path: string, headers: Record<string, string>): Promise<Side> {
-  const run = (duration: number) => autocannon({ url, connections: settings.connections, duration, requests: [{ method: 'GET', path, headers }] });
+/** CPU time (user + system) a process has used, in microseconds, from /proc (Linux); null elsewhere. */
+function cpuMicros(pid: number): number | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    // Fields 14 and 15 of stat (utime, stime) are the 12th and 13th after the command name, in clock ticks.
+    return (Number(fields[11]) + Number(fields[12])) * (1e6 / CLOCK_TICKS);
+  } catch {
+    return null;
+  }
+}
+const CLOCK_TICKS = 100;
+
+async function measure(server: ServerProcess, path: string, headers: Record<string, string>): Promise<Side> {
+  const run = (duration: number) => autocannon({ url: server.baseUrl, connections: settings.connections, duration, requests: [{ method: 'GET', path, headers }] });
   await run(settings.warmup);
+  const cpuBefore = cpuMicros(server.child.pid!);
   const r = await run(settings.duration);
-  return { requestsPerSec: r.requests.average, p50Ms: r.latency.p50, p99Ms: r.latency.p99, requests: r.requests.total, non2xx: r.non2xx, errors: r.errors + r.timeouts };
+  const cpuAfter = cpuMicros(server.child.pid!);
+  const cpuUsPerRequest = cpuBefore === null || cpuAfter === null || !r.requests.total ? NaN : (cpuAfter - cpuBefore) / r.requests.total;
+  return { requestsPerSec: r.requests.average, p50Ms: r.latency.p50, p99Ms: r.latency.p99, requests: r.requests.total, non2xx: r.non2xx, errors: r.errors + r.timeouts, cpuUsPerRequest };
 }
 
 function mean(sides: Side[]): Side {
@@ -90,6 +114,7 @@ function mean(sides: Side[]): Side {
   return {
     requestsPerSec: avg((s) => s.requestsPerSec), p50Ms: avg((s) => s.p50Ms), p99Ms: avg((s) => s.p99Ms),
     requests: sum((s) => s.requests), non2xx: sum((s) => s.non2xx), errors: sum((s) => s.errors),
+    cpuUsPerRequest: avg((s) => s.cpuUsPerRequest),
   };
 }
 
@@ -145,18 +170,19 @@ async function main(): Promise<void> {
     if (answers[0] !== answers[1]) throw new Error(`pre-flight: the two services answer differently:\n${answers[0]}\n${answers[1]}`);
     const disabled = await fetch(`${off.baseUrl}/server/metrics`, { headers });
     if (disabled.status !== 404) throw new Error(`pre-flight: metrics-off service answered /server/metrics with ${disabled.status}`);
-    log(`seeded ${settings.posts} posts; measuring GET ${path}, ${settings.rounds} rounds of off/on, ${settings.warmup} s warm-up + ${settings.duration} s each, ${settings.connections} connections`);
+    log(`seeded ${settings.posts} posts; measuring GET ${path}, ${settings.rounds} rounds (ABBA), ${settings.warmup} s warm-up + ${settings.duration} s each, ${settings.connections} connections`);
 
     const rounds: Side[][] = [[], []];
     for (let i = 0; i < settings.rounds; i++) {
-      rounds[0].push(await measure(off.baseUrl, path, headers));
-      rounds[1].push(await measure(on.baseUrl, path, headers));
-      log(`round ${i + 1}: off ${fmt(rounds[0][i].requestsPerSec)} req/s, on ${fmt(rounds[1][i].requestsPerSec)} req/s`);
+      // ABBA order: off first in even rounds, on first in odd ones, so neither side always follows the other.
+      const order = i % 2 === 0 ? [0, 1] : [1, 0];
+      for (const side of order) rounds[side].push(await measure(side === 0 ? off : on, path, headers));
+      log(`round ${i + 1}: off ${fmt(rounds[0][i].requestsPerSec)} req/s (${fmt(rounds[0][i].cpuUsPerRequest)} us CPU/request), on ${fmt(rounds[1][i].requestsPerSec)} req/s (${fmt(rounds[1][i].cpuUsPerRequest)} us CPU/request)`);
     }
     const [offSide, onSide] = rounds.map(mean);
     const ratio = offSide.requestsPerSec ? onSide.requestsPerSec / offSide.requestsPerSec : 0;
-    // The service is one event loop: at saturation each pk read holds it for about 1/(req/s).
-    const share = offSide.requestsPerSec ? m.addedUs / (1e6 / offSide.requestsPerSec) : 0;
+    const cpuRatio = onSide.cpuUsPerRequest / offSide.cpuUsPerRequest;
+    const share = m.addedUs / offSide.cpuUsPerRequest;
 
     // The metrics side really recorded the reads.
     const scraped = await (await fetch(`${on.baseUrl}/server/metrics`, { headers })).text();
@@ -173,15 +199,16 @@ async function main(): Promise<void> {
       '| GET /items/posts/{id} (admin, Postgres) | METRICS_ENABLED=false | METRICS_ENABLED=true | ratio on/off |',
       '|---|---|---|---:|',
       `| req/s (mean of ${settings.rounds} rounds) | ${fmt(offSide.requestsPerSec)} | ${fmt(onSide.requestsPerSec)} | ${fmt(ratio, 3)} (target >= 0.95) |`,
+      `| service process CPU per request (user + system, /proc) | ${fmt(offSide.cpuUsPerRequest)} us | ${fmt(onSide.cpuUsPerRequest)} us | ${fmt(cpuRatio, 3)} (cost ${fmt((cpuRatio - 1) * 100, 1)}%) |`,
       `| p50 / p99 latency | ${fmt(offSide.p50Ms, 1)} / ${fmt(offSide.p99Ms, 1)} ms | ${fmt(onSide.p50Ms, 1)} / ${fmt(onSide.p99Ms, 1)} ms | |`,
       `| requests (non-2xx, errors) | ${offSide.requests} (${offSide.non2xx}, ${offSide.errors}) | ${onSide.requests} (${onSide.non2xx}, ${onSide.errors}) | |`,
-      `| middleware alone, in process (us/request, best of 3 x ${settings.microRequests}) | ${fmt(m.offUs, 1)} | ${fmt(m.onUs, 1)} | +${fmt(m.addedUs, 1)} us = ${fmt(share * 100, 1)}% of a pk read's ${fmt(1e6 / offSide.requestsPerSec)} us |`,
+      `| middleware alone, in process (us/request, median of 20 alternating slices, ${settings.microRequests} requests per side) | ${fmt(m.offUs, 1)} | ${fmt(m.onUs, 1)} | +${fmt(m.addedUs, 1)} us = ${fmt(share * 100, 1)}% of a pk read's ${fmt(offSide.cpuUsPerRequest)} us of CPU |`,
     ].join('\n');
     const perRound = rounds[0].map((o, i) => `${fmt(o.requestsPerSec)} / ${fmt(rounds[1][i].requestsPerSec)}`).join('; ');
     const notes = `Run ${meta.date}: ${meta.rounds} alternating rounds (off/on req/s per round: ${perRound}), ${meta.warmup} s warm-up + ${meta.duration} s each, ${meta.connections} connections; ${meta.cpu} x ${meta.cores}, Node ${meta.node}; 1-min load average ${meta.loadAverageBefore} before, ${meta.loadAverageAfter} after. The metrics side recorded ${recorded} pk reads.`;
     console.log(`\n${table}\n\n${notes}\n`);
     writeFileSync(join(here, 'results-metrics.md'), `# Metrics overhead benchmark\n\nGenerated by \`npx tsx test/bench/metrics.ts\`; do not edit by hand.\n\n${table}\n\n${notes}\n`);
-    writeFileSync(join(here, 'results-metrics.json'), JSON.stringify({ meta, off: offSide, on: onSide, ratio, micro: { ...m, shareOfPkRead: share }, rounds: { off: rounds[0], on: rounds[1] } }, null, 2) + '\n');
+    writeFileSync(join(here, 'results-metrics.json'), JSON.stringify({ meta, off: offSide, on: onSide, ratio, cpuRatio, micro: { ...m, shareOfPkRead: share }, rounds: { off: rounds[0], on: rounds[1] } }, null, 2) + '\n');
     log('wrote test/bench/results-metrics.md and results-metrics.json');
   } finally {
     for (const p of started.splice(0)) await p.stop().catch(() => undefined);
