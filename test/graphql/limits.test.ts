@@ -55,6 +55,23 @@ describe('refused documents', () => {
   it('subscriptions are not supported', () => expectRefused('subscription { tags { id } }', /subscription/i));
 });
 
+describe('request forms', () => {
+  it('GET with query and variables; application/graphql bodies; other media types refused', async () => {
+    const q = encodeURIComponent('query ($n: Int) { tags(limit: $n) { id } }');
+    const get = await t.req('GET', `/graphql?query=${q}&variables=${encodeURIComponent('{"n":2}')}`);
+    expect(get.status).toBe(200);
+    expect(get.body.data.tags).toHaveLength(2);
+    const raw = await t.req('POST', '/graphql', '{ tags(limit: 1) { id } }', { headers: { 'content-type': 'application/graphql' } });
+    expect(raw.body).toEqual({ data: { tags: [{ id: 'misc' }] } });
+    const xml = await t.req('POST', '/graphql', '<q/>', { headers: { 'content-type': 'application/xml' } });
+    expect(xml.status).toBe(400);
+    expect(xml.body.errors[0].extensions.code).toBe('UNSUPPORTED_MEDIA_TYPE');
+    const array = await t.req('POST', '/graphql', [{ query: '{ tags { id } }' }]);
+    expect(array.status).toBe(400);
+    expect(array.body.errors[0].extensions.code).toBe('INVALID_PAYLOAD');
+  });
+});
+
 describe('within limits', () => {
   it('fragments do not escape the depth and cost limits, and a query at the limits runs', async () => {
     await expectRefused('{ posts { ...A } } fragment A on posts { author { ...B } } fragment B on authors { posts { author { posts { id } } } }', /depth/i);
