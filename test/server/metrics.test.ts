@@ -151,6 +151,20 @@ describe('METRICS_NAME_PREFIX', () => {
     expect(valueOf(samples, 'acme_api_http_requests_total', { method: 'GET', route: '/server/ping', status_code: '200' })).toBe(1);
   });
 
+  it('counts a value equal to a bucket bound in that bucket (le), cumulatively, and keeps sizes of 0 out', async () => {
+    const m = createHttpMetrics({ enabled: true, namePrefix: 'unit_' });
+    m.record('GET', '/a', 200, 0.005, 0, 100);
+    m.record('GET', '/a', 200, 0.0051, 0, 0);
+    m.record('GET', '/a', 200, 11, 0, 10_000_001);
+    const samples = parseExposition(await m.registry.metrics());
+    const le = (name: string, bound: string) => valueOf(samples, `unit_${name}_bucket`, { method: 'GET', route: '/a', status_code: '200', le: bound });
+    expect([le('http_request_duration_seconds', '0.005'), le('http_request_duration_seconds', '0.01'), le('http_request_duration_seconds', '10'), le('http_request_duration_seconds', '+Inf')]).toEqual([1, 2, 2, 3]);
+    expect(valueOf(samples, 'unit_http_requests_total', { method: 'GET', route: '/a', status_code: '200' })).toBe(3);
+    expect([le('http_response_size_bytes', '100'), le('http_response_size_bytes', '10000000'), le('http_response_size_bytes', '+Inf')]).toEqual([1, 1, 2]);
+    expect(valueOf(samples, 'unit_http_response_size_bytes_count', { method: 'GET', route: '/a', status_code: '200' })).toBe(2);
+    expect(samples.some((s) => s.name.startsWith('unit_http_request_size_bytes'))).toBe(false);
+  });
+
   it('refuses a prefix that is not a valid metric name', () => {
     expect(() => createHttpMetrics({ enabled: true, namePrefix: 'acme-api_' })).toThrow(/METRICS_NAME_PREFIX/);
   });
