@@ -5,6 +5,7 @@ import { createBaseApp } from '../functions/http/base-app.ts';
 import type { AppEnv } from '../functions/http/env.ts';
 import { mountFunctionRoutes } from '../functions/routes/index.ts';
 import { mountServerRoutes } from '../functions/routes/server.ts';
+import { mountMetricsRoutes } from '../functions/routes/metrics.ts';
 import { mountContainerRoutes } from './routes.ts';
 import type { ExtensionHost } from '../core/extensions/host.ts';
 import { mountExtensionEndpoints } from '../functions/http/extension-endpoints.ts';
@@ -12,8 +13,10 @@ import { mountExtensionEndpoints } from '../functions/http/extension-endpoints.t
 export function createContainerApp(services: Services, extensions?: ExtensionHost): Hono<AppEnv> {
   const app = createBaseApp(services);
   extensions?.fireInit('app.before', { app });
-  // Its own /server/ping, /server/health and /server/info, for the load balancer's health checks.
+  // Its own /server/ping, /server/health and /server/info, for the load balancer's health checks, and its own
+  // /server/metrics (each process keeps its own counters).
   mountServerRoutes(app);
+  mountMetricsRoutes(app);
   mountContainerRoutes(app);
   extensions?.fireInit('app.after', { app });
   return app;
