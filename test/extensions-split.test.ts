@@ -12,14 +12,14 @@ import { SqsQueue } from '../core/queue/sqs-queue.ts';
 import { createServices, type Services } from '../core/services.ts';
 import { openSharedStore } from '../core/store/index.ts';
 import { MemoryStore, type SharedStore } from '../core/store/shared-store.ts';
-import { createTestApp, type TestApp } from './helpers/app.ts';
+import { createTestApp } from './helpers/app.ts';
 import { startSqs, type SqsServer } from './helpers/sqs-server.ts';
 import { testEnv } from './helpers/template.ts';
 
 const quiet: ExtensionLogger = { info: () => {}, warn: () => {}, error: () => {} };
 const EXT = { EXTENSIONS_PATH: 'test/extensions' };
 let sqs: SqsServer;
-let fn: TestApp;
+let fn: Awaited<ReturnType<typeof createTestApp>>;
 let shared: SharedStore;
 const containers: Services[] = [];
 
