@@ -84,6 +84,9 @@ export const AUTH_ROUTES: ReadonlyArray<readonly [method: string, path: string]>
   ['POST', '/graphql'],
   ['GET', '/graphql/system'],
   ['POST', '/graphql/system'],
+  // Extension records (functions/routes/extensions.ts).
+  ['GET', '/extensions'],
+  ['GET', '/extensions/:id'],
 ];
 
 export function requireAuthOnAuthRoutes(app: Hono<AppEnv>): void {
