@@ -6,6 +6,7 @@ import type { CollectionOverview } from '../schema/types.ts';
 import type { FieldKind } from './field-kinds.ts';
 import { NUMERIC } from './field-kinds.ts';
 import { GraphQLJSON } from './scalars.ts';
+import { functionKey, parseFunctionCall } from '../query/functions.ts';
 import type { Query } from '../query/types.ts';
 
 const FUNCTIONS = ['count', 'countDistinct', 'sum', 'avg', 'min', 'max'] as const;
@@ -59,10 +60,16 @@ export function aggregateOf(c: CollectionOverview, members: Map<string, Set<stri
   return { aggregate, countAllFrom };
 }
 
+/** The key a groupBy entry has in a REST row: `year(published_on)` is `published_on_year`, as REST answers it. */
+function groupKey(g: string): string {
+  const call = parseFunctionCall(g);
+  return call ? functionKey(call) : g;
+}
+
 /** One REST aggregate row -> the GraphQL object. */
 export function shapeRow(row: Record<string, unknown>, groupBy: string[] | undefined, req: AggregateRequest): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  if (groupBy?.length) out.group = Object.fromEntries(groupBy.map((g) => [g, row[g] ?? null]));
+  if (groupBy?.length) out.group = Object.fromEntries(groupBy.map((g) => { const k = groupKey(g); return [k, row[k] ?? null]; }));
   for (const fn of FUNCTIONS) {
     const v = row[fn];
     if (fn === 'count' && req.countAllFrom === 'star') out.count = {};

@@ -15,7 +15,9 @@ export interface GraphqlContext {
 export type FieldMeta =
   | { kind: 'column' }
   | { kind: 'm2o'; related: string }
-  | { kind: 'o2m'; related: string };
+  | { kind: 'o2m'; related: string }
+  /** `{field}_func`: its selected members are the REST fields `member(field)`. */
+  | { kind: 'fn'; field: string };
 
 export function fieldMetaOf(extensions: Readonly<Record<string, unknown>> | null | undefined): FieldMeta | undefined {
   return extensions?.svc as FieldMeta | undefined;

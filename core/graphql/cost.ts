@@ -21,7 +21,7 @@ function costOf(type: GraphQLObjectType, set: SelectionSetNode, fragments: Map<s
     } else {
       const def = type.getFields()[sel.name.value];
       const meta = def && fieldMetaOf(def.extensions);
-      if (!def || !meta || meta.kind === 'column' || !sel.selectionSet) continue;
+      if (!def || !meta || meta.kind === 'column' || meta.kind === 'fn' || !sel.selectionSet) continue;
       const child = getNamedType(def.type);
       total += 1 + (child instanceof GraphQLObjectType ? costOf(child, sel.selectionSet, fragments, path) : 0);
     }

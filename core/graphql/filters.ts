@@ -9,6 +9,7 @@ import {
 import { TEXT_OPERATORS } from '../query/types.ts';
 import type { FieldOverview } from '../schema/types.ts';
 import type { FieldKind } from './field-kinds.ts';
+import { funcName, functionFilterField } from './functions.ts';
 import { GraphQLStringOrFloat } from './scalars.ts';
 
 function operators(name: string, value: GraphQLInputType, extra: string[]): GraphQLInputObjectType {
@@ -65,6 +66,12 @@ export class FilterTypes {
         const ops = operatorsOf(k.field, this.admin);
         if (ops) fields[k.field.field] = { type: ops };
       }
+    }
+    for (const k of this.kindsOf(c)) {
+      if (k.kind === 'm2o' || (k.field.special.includes('conceal') && !this.admin)) continue;
+      const name = funcName(k.field.field);
+      const fn = functionFilterField(k.field, k.kind === 'o2m');
+      if (fn && !Object.hasOwn(fields, name)) fields[name] = fn;
     }
     const self = new GraphQLList(new GraphQLNonNull(this.filter(c)));
     fields._and = { type: self };

@@ -1,5 +1,7 @@
 /** GraphQL names: collections and fields whose names are not valid GraphQL names (`^[_A-Za-z][_0-9A-Za-z]*$`,
  * not starting with `__`) are left out of the generated schemas. */
+import { FUNCTION_TYPE_NAMES } from './functions.ts';
+
 const NAME = /^[_A-Za-z][_0-9A-Za-z]*$/;
 
 export function isGraphqlName(name: string): boolean {
@@ -10,7 +12,7 @@ export function isGraphqlName(name: string): boolean {
 export const RESERVED_TYPE_NAMES: ReadonlySet<string> = new Set([
   'String', 'Int', 'Float', 'Boolean', 'ID', 'JSON', 'StringOrFloat', 'Query', 'Mutation', 'Subscription',
   'delete_one', 'delete_many', 'string_filter_operators', 'number_filter_operators', 'date_filter_operators',
-  'boolean_filter_operators', 'id_filter_operators',
+  'boolean_filter_operators', 'id_filter_operators', ...FUNCTION_TYPE_NAMES,
 ]);
 
 /** Every type name a collection's part of the schema uses. */

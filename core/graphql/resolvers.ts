@@ -11,6 +11,7 @@ import type { Query } from '../query/types.ts';
 import type { CollectionOverview } from '../schema/types.ts';
 import { aggregateOf, shapeRow } from './aggregate.ts';
 import type { GraphqlContext } from './context.ts';
+import { restArgs } from './functions.ts';
 import { listQuery, plain } from './query-args.ts';
 import { compileSelection, selectedMembers } from './selection.ts';
 import { stableKey } from './stable-key.ts';
@@ -42,7 +43,7 @@ function selectionQuery(info: GraphQLResolveInfo, type: GraphQLObjectType, base:
 
 export function listResolver(c: CollectionOverview, type: GraphQLObjectType): Resolver {
   return (_src, args, ctx, info) => {
-    const query = selectionQuery(info, type, listQuery(args, ctx.service.config));
+    const query = selectionQuery(info, type, listQuery(restArgs(args, info.parentType.getFields()[info.fieldName].args), ctx.service.config));
     const key = stableKey(query);
     return shared(ctx, `list:${c.collection}:${key}`, async () => dataOf(await readItems(ctx.service, c.collection, input(query, key))));
   };
@@ -70,7 +71,7 @@ export function singletonResolver(c: CollectionOverview, type: GraphQLObjectType
 
 export function aggregatedResolver(c: CollectionOverview): Resolver {
   return (_src, args, ctx, info) => {
-    const base = listQuery(args, ctx.service.config);
+    const base = listQuery(restArgs(args, info.parentType.getFields()[info.fieldName].args), ctx.service.config);
     const request = aggregateOf(c, selectedMembers(info));
     const query: Query = { ...base, aggregate: request.aggregate };
     const key = stableKey(query);

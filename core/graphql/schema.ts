@@ -11,6 +11,7 @@ import { aggregatedList, aggregatedType } from './aggregate.ts';
 import type { FieldMeta, GraphqlContext } from './context.ts';
 import { exposedCollections, fieldKinds, scalarOf, type FieldKind, type SchemaScope } from './field-kinds.ts';
 import { FilterTypes } from './filters.ts';
+import { funcName, functionField } from './functions.ts';
 import { InputTypes } from './inputs.ts';
 import * as r from './resolvers.ts';
 
@@ -54,6 +55,14 @@ export function buildGraphqlSchema(scope: SchemaScope): GraphQLSchema {
               extensions: meta({ kind: 'o2m', related: k.related }),
             };
           }
+        }
+        // `{field}_func` members: only for what the caller may read (count: the related collection is in the
+        // schema, so readable); never over a concealed field for a non-admin; never hiding a real field.
+        for (const k of kindsOf(c.collection)) {
+          if (k.kind === 'm2o' || (k.field.special.includes('conceal') && !scope.admin)) continue;
+          const name = funcName(k.field.field);
+          const fn = functionField(k.field, k.kind === 'o2m');
+          if (fn && !Object.hasOwn(fields, name)) fields[name] = fn;
         }
         return fields;
       },

@@ -9,6 +9,7 @@ import {
 import { InvalidQueryError } from '../errors.ts';
 import type { DeepQuery } from '../query/types.ts';
 import { fieldMetaOf } from './context.ts';
+import { restArgs } from './functions.ts';
 import { stableKey } from './stable-key.ts';
 
 export interface CompiledSelection {
@@ -69,7 +70,11 @@ function field(w: Walk, type: GraphQLObjectType, node: FieldNode, prefix: string
     w.fields.add(path);
     return;
   }
-  const args = deepOptions(getArgumentValues(def, node, w.variables));
+  if (meta.kind === 'fn') {
+    if (node.selectionSet) members(w, node.selectionSet, (fn) => w.fields.add(`${prefix}${fn}(${meta.field})`));
+    return;
+  }
+  const args = deepOptions(restArgs(getArgumentValues(def, node, w.variables), def.args));
   const argKey = stableKey(args);
   const seen = w.relationArgs.get(path);
   if (seen !== undefined && seen !== argKey) {
@@ -86,6 +91,18 @@ function field(w: Walk, type: GraphQLObjectType, node: FieldNode, prefix: string
     // Only __typename below: read one column so the relation's object is still there.
     const first = Object.values(child.getFields()).find((f) => fieldMetaOf(f.extensions)?.kind === 'column');
     if (first) w.fields.add(`${path}.${first.name}`);
+  }
+}
+
+/** The member names selected in a `{field}_func` selection (fragments and directives honoured). */
+function members(w: Walk, set: SelectionSetNode, add: (name: string) => void): void {
+  for (const sel of set.selections) {
+    if (!included(sel, w.variables)) continue;
+    if (sel.kind === Kind.INLINE_FRAGMENT) members(w, sel.selectionSet, add);
+    else if (sel.kind === Kind.FRAGMENT_SPREAD) {
+      const fragment = w.fragments[sel.name.value];
+      if (fragment) members(w, fragment.selectionSet, add);
+    } else if (!sel.name.value.startsWith('__')) add(sel.name.value);
   }
 }
 
