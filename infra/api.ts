@@ -1,27 +1,36 @@
-/** The stateless half: functions/lambda.handler behind an API Gateway HTTP API (payload v2). */
-import type { Data } from './data.ts';
+/** The stateless half: functions/lambda.handler on Lambda behind an API Gateway HTTP API (payload v2). */
+import { existsSync } from 'node:fs';
+import { links, type Data } from './data.ts';
+import type { Environment } from './env.ts';
 
-export function createApi(data: Data, environment: Record<string, $util.Input<string>>) {
+/** Native addons: installed for the Lambda platform (linux arm64) next to the bundle, not bundled. */
+export const LAMBDA_INSTALL = ['sharp', '@node-rs/argon2'];
+/** Never loaded in the Lambda (it always has DATABASE_URL; pg's native binding is optional): left out. */
+export const LAMBDA_EXTERNAL = ['@electric-sql/pglite', 'pg-native'];
+
+export function createApi(data: Data, environment: Environment, root = process.cwd()) {
   const handler = new sst.aws.Function('Functions', {
     handler: 'functions/lambda.handler',
     runtime: 'nodejs20.x',
     architecture: 'arm64',
     memory: '1024 MB',
-    // API Gateway answers 503 after 30 s anyway.
+    // API Gateway answers 503 after 30 s anyway; long requests (imports, exports, uploads) go to the container.
     timeout: '30 seconds',
     vpc: data.vpc,
-    link: [data.database, data.redis, data.queue, data.bucket],
-    // Migrations run in the container at start; cold starts skip them (functions/lambda.ts).
-    environment: { ...environment, SVC_MODE: 'functions' },
+    link: links(data),
+    environment,
     nodejs: {
       format: 'esm',
-      // Native addons: installed for the Lambda platform instead of bundled.
-      install: ['@node-rs/argon2'],
+      install: LAMBDA_INSTALL,
+      esbuild: { external: LAMBDA_EXTERNAL },
+      sourcemap: true,
     },
+    // The same extensions as the container (filter hooks and endpoints run in the functions too).
+    ...(existsSync(`${root}/extensions`) ? { copyFiles: [{ from: 'extensions', to: 'extensions' }] } : {}),
   });
 
-  const api = new sst.aws.ApiGatewayV2('Api', { vpc: data.vpc });
-  // Every path: the Hono app routes inside the function.
+  const api = new sst.aws.ApiGatewayV2('Api');
+  // Every path and method: the Hono app routes inside the function.
   api.route('$default', handler.arn);
   return { handler, api };
 }

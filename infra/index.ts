@@ -1,23 +1,28 @@
-/** The production topology (DESIGN.md > Split): API Gateway HTTP API -> Lambda (functions/), ECS/Fargate
- * service (container/), RDS Postgres behind RDS Proxy, ElastiCache (Valkey/Redis), SQS, S3, and a CloudFront
- * router in front of both. */
+/** The production topology (DESIGN.md > Split): a CloudFront router in front of an API Gateway HTTP API ->
+ * Lambda (functions/) and an ECS/Fargate service (container/), with RDS Postgres behind RDS Proxy, ElastiCache
+ * (Valkey, Redis protocol), SQS with a dead-letter queue, S3, and SST secrets. */
 import { createApi } from './api.ts';
 import { createContainer } from './container.ts';
 import { createData } from './data.ts';
-import { sharedEnvironment } from './env.ts';
-import { createRouter } from './router.ts';
+import { containerEnvironment, functionsEnvironment, sharedEnvironment } from './env.ts';
+import { addRoutes, createRouter } from './router.ts';
+import { region, routerDomain } from './settings.ts';
 
 export function deploy() {
   const data = createData();
-  const environment = sharedEnvironment(data);
-  const { api } = createApi(data, environment);
-  const { service } = createContainer(data, environment);
-  const router = createRouter(api.url, service.url);
+  const router = createRouter(routerDomain());
+  const shared = sharedEnvironment(data, router.url);
+  const { api, handler } = createApi(data, functionsEnvironment(shared));
+  const { service } = createContainer(data, containerEnvironment(shared));
+  addRoutes(router, api.url, service.url);
   return {
     url: router.url,
     api: api.url,
+    functions: handler.name,
     container: service.url,
+    region: region(),
     bucket: data.bucket.name,
     queue: data.queue.url,
+    deadLetterQueue: data.deadLetters.url,
   };
 }

@@ -131,7 +131,13 @@ declare namespace sst {
       fifo?: Input<boolean>;
       /** e.g. "60 seconds". */
       visibilityTimeout?: Input<string>;
+      /** A dead-letter queue (its ARN): SQS moves a message there after `retry` receives (the redrive policy's
+       * maxReceiveCount; SST's default 3). */
       dlq?: Input<string | { queue: Input<string>; retry?: Input<number> }>;
+      transform?: {
+        /** Arguments of the underlying aws.sqs.Queue, e.g. `messageRetentionSeconds`. */
+        queue?: Record<string, unknown>;
+      };
     }
     class Queue implements Linkable {
       constructor(name: string, args?: QueueArgs);
@@ -177,6 +183,9 @@ declare namespace sst {
         install?: Input<string[]>;
         format?: Input<'cjs' | 'esm'>;
         sourcemap?: Input<boolean>;
+        minify?: Input<boolean>;
+        /** esbuild options, e.g. `external` for packages never loaded in the function. */
+        esbuild?: Input<{ external?: string[] }>;
       }>;
       /** Files copied into the bundle, e.g. [{ from: "migrations" }]. */
       copyFiles?: Input<{ from: Input<string>; to?: Input<string> }[]>;
@@ -232,6 +241,8 @@ declare namespace sst {
       link?: Input<unknown[]>;
       loadBalancer?: Input<{
         public?: Input<boolean>;
+        /** Custom domain of the load balancer (an ACM certificate is created; needed for "443/https"). */
+        domain?: Input<string | ServiceDomain>;
         /** "80/http" listens on 80 and forwards to the same port unless `forward` says otherwise. */
         ports: Input<{ listen: Input<string>; forward?: Input<string> }[]>;
         /** Target-group health checks, keyed by the forwarded "port/protocol". */
@@ -259,6 +270,9 @@ declare namespace sst {
         retries?: Input<number>;
       }>;
     }
+    interface ServiceDomain {
+      name: Input<string>;
+    }
     class Service implements Linkable {
       constructor(name: string, args: ServiceArgs);
       readonly urn: Output<string>;
@@ -282,6 +296,22 @@ declare namespace sst {
         viewerRequest?: Input<{ injection: Input<string> }>;
         viewerResponse?: Input<{ injection: Input<string> }>;
       }>;
+      transform?: {
+        /** Arguments of the aws.cloudfront.CachePolicy attached to the router's behaviours (merged over SST's). */
+        cachePolicy?: {
+          comment?: Input<string>;
+          defaultTtl?: Input<number>;
+          minTtl?: Input<number>;
+          maxTtl?: Input<number>;
+          parametersInCacheKeyAndForwardedToOrigin?: Input<{
+            cookiesConfig: Input<{ cookieBehavior: Input<'none' | 'whitelist' | 'allExcept' | 'all'>; cookies?: Input<{ items: Input<string>[] }> }>;
+            headersConfig: Input<{ headerBehavior: Input<'none' | 'whitelist'>; headers?: Input<{ items: Input<string>[] }> }>;
+            queryStringsConfig: Input<{ queryStringBehavior: Input<'none' | 'whitelist' | 'allExcept' | 'all'>; queryStrings?: Input<{ items: Input<string>[] }> }>;
+            enableAcceptEncodingBrotli?: Input<boolean>;
+            enableAcceptEncodingGzip?: Input<boolean>;
+          }>;
+        };
+      };
     }
     class Router {
       constructor(name: string, args?: RouterArgs);
