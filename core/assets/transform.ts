@@ -5,7 +5,8 @@
  * 422), invalid images under ASSETS_INVALID_IMAGE_SENSITIVITY_LEVEL (sharp failOn: 422). Orientation
  * metadata is applied before resizing. */
 import type { Readable } from 'node:stream';
-import sharp, { type Metadata, type Sharp } from 'sharp';
+import type { Metadata, Sharp } from 'sharp';
+import { loadSharp } from './load-sharp.ts';
 import type { InvalidImageSensitivity } from '../files/config.ts';
 import type { StorageDriver } from '../storage/driver.ts';
 import { ImageNotTransformableError, TransformUnavailableError } from './errors.ts';
@@ -56,6 +57,7 @@ function applyPlan(img: Sharp, plan: TransformPlan, source: { width: number; hei
 /** Runs the job; resolves once the output is stored under job.cacheKey. */
 export async function renderTransform(job: RenderJob): Promise<void> {
   const { limits } = job;
+  const sharp = await loadSharp();
   const release = tryAcquireTransformSlot(limits.maxConcurrent);
   if (!release) throw new TransformUnavailableError('Too many image transformations are in progress, try again shortly.', 1);
   const img = sharp({ failOn: limits.failOn, limitInputPixels: limits.maxDimension * limits.maxDimension })

@@ -2,8 +2,7 @@
  * (sharp, on a prefix of the object, so a spoofed Content-Type can't produce a wrong width/height), the
  * charset of text, and EXIF/IPTC/GPS metadata (exifr, from the first bytes) made JSON-safe. Only a bounded
  * prefix of the object is read (growing once for images whose header lies further in), never the whole file. */
-import exifr from 'exifr';
-import sharp from 'sharp';
+import { loadSharp } from '../assets/load-sharp.ts';
 import type { StorageDriver } from '../storage/driver.ts';
 import { readPrefix } from './prefix.ts';
 import { jsonSafe } from './json-safe.ts';
@@ -31,6 +30,7 @@ interface ImageInfo { type: string; width: number | null; height: number | null 
 
 async function imageInfo(head: Buffer): Promise<ImageInfo | null> {
   try {
+    const sharp = await loadSharp();
     const m = await sharp(head, { failOn: 'none', limitInputPixels: false }).metadata();
     const type = m.format ? SHARP_FORMAT_TYPES[m.format] : undefined;
     if (!type) return null;
@@ -46,6 +46,8 @@ async function imageInfo(head: Buffer): Promise<ImageInfo | null> {
 
 async function exifMetadata(head: Buffer): Promise<Record<string, unknown> | null> {
   try {
+    // Loaded on the first upload that needs it, not at import.
+    const { default: exifr } = await import('exifr');
     const parsed: unknown = await exifr.parse(head, {
       tiff: true, ifd0: {}, ifd1: false, exif: true, gps: true, interop: false, iptc: true, xmp: false, icc: false,
       makerNote: false, userComment: false, mergeOutput: false, translateValues: true, reviveValues: true, sanitize: true,
