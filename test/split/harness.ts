@@ -10,6 +10,7 @@ import { createServer, request as httpRequest, type IncomingMessage, type Server
 import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Redis } from 'ioredis';
 import { cloneTestDatabase, type TestDatabase } from '../helpers/app.ts';
 import { startS3, type TestS3 } from '../helpers/s3.ts';
 import { startSmtp, type TestSmtp } from '../helpers/smtp.ts';
@@ -182,7 +183,7 @@ export interface Split {
   req(method: string, path: string, opts?: CallOptions): Promise<CallResult>;
   /** SIGKILL the container; resolves once it has exited. */
   killContainer(): Promise<void>;
-  /** Starts the container again on its port; resolves once it listens. */
+  /** Starts a new container process; resolves once it listens (the router sends container routes there). */
   restartContainer(): Promise<void>;
   close(): Promise<void>;
 }
@@ -220,6 +221,22 @@ async function stopProcess(p: SplitProcess, signal: 'SIGTERM' | 'SIGKILL'): Prom
   if (timer) clearTimeout(timer);
 }
 
+/** Deletes every key of our namespace (runs after both processes have stopped). */
+async function dropRedisNamespace(url: string, namespace: string): Promise<void> {
+  const redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 1 });
+  try {
+    await redis.connect();
+    let cursor = '0';
+    do {
+      const [next, keys] = await redis.scan(cursor, 'MATCH', `svc:${namespace}:*`, 'COUNT', 500);
+      if (keys.length) await redis.del(...keys);
+      cursor = next;
+    } while (cursor !== '0');
+  } finally {
+    redis.disconnect();
+  }
+}
+
 export interface SplitOptions {
   /** Extra environment for both halves (rate limits, notify intervals ...). */
   env?: Record<string, string>;
@@ -238,7 +255,9 @@ export async function startSplit(opts: SplitOptions = {}): Promise<Split> {
     const database = { ...db, url: db.url! };
     const sqs = await startSqs();
     cleanups.push(() => sqs.close());
-    const queueUrl = await sqs.createQueue(`split-${randomBytes(4).toString('hex')}`);
+    // A short visibility timeout: a message handed to a container just before it was killed comes back soon (the
+    // extension host drops the duplicates SQS may deliver, by event id).
+    const queueUrl = await sqs.createQueue(`split-${randomBytes(4).toString('hex')}`, { VisibilityTimeout: '10' });
     const s3 = await startS3();
     cleanups.push(() => s3.close());
     const smtp = await startSmtp();
@@ -247,7 +266,8 @@ export async function startSplit(opts: SplitOptions = {}): Promise<Split> {
     cleanups.push(async () => rmSync(localRoot, { recursive: true, force: true }));
     await opts.prepare?.(database.url);
 
-    const redisNamespace = `split-${randomBytes(6).toString('hex')}`;
+    const redisNamespace = `split-topology-${randomBytes(6).toString('hex')}`;
+    cleanups.push(() => dropRedisNamespace(process.env.REDIS_URL!, redisNamespace));
     const env: Record<string, string> = {
       ...testEnv(),
       DATABASE_URL: database.url,
@@ -284,7 +304,8 @@ export async function startSplit(opts: SplitOptions = {}): Promise<Split> {
         await stopProcess(split.container, 'SIGKILL');
       },
       async restartContainer() {
-        container = await startProcess('container', containerPort, env);
+        // On a new port, as ECS replaces a task behind the load balancer: the router follows it.
+        container = await startProcess('container', await freePort(), env);
         split.container = container;
         cleanups.push(() => stopProcess(container, 'SIGTERM'));
       },
