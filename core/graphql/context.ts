@@ -1,4 +1,5 @@
 /** What every resolver receives: the caller's service context and the request's shared root reads. */
+import type { GraphQLSchema } from 'graphql/index.js';
 import type { ServiceContext } from '../context.ts';
 
 export interface GraphqlContext {
@@ -9,6 +10,8 @@ export interface GraphqlContext {
   /** A POST body the HTTP layer has already read (under MAX_PAYLOAD_SIZE) and parsed: yoga takes the GraphQL
    * parameters from it instead of reading the request stream again. */
   body?: unknown;
+  /** The caller's generated schema (core/graphql/cache.ts), resolved before yoga runs. */
+  schema?: GraphQLSchema;
 }
 
 /** What a field of a generated object type is: a column (read by property access) or a relation. */

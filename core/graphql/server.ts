@@ -1,7 +1,13 @@
 /** The GraphQL server (graphql-yoga over the fetch API, no HTTP framework): one per endpoint and config,
  * the caller's schema taken from the cache, graphql-armor's limits (depth, aliases, tokens, directives),
  * our cost rule, optional introspection, yoga's parse/validation cache, and results in the service's
- * error envelope and statuses. */
+ * error envelope and statuses.
+ *
+ * Well-formed JSON POSTs that accept JSON (the common request) skip yoga's HTTP layer (request parsing,
+ * media-type negotiation, the fetch-API Response): they enter yoga at its parameters step, so the same
+ * plugins parse, validate (cached), limit and execute them, and the result is serialised here exactly as
+ * yoga's JSON result processor would. Everything else (GET, other media types, bad parameters, batches)
+ * goes through yoga whole. */
 import { EnvelopArmorPlugin } from '@escape.tech/graphql-armor';
 import { execute, NoSchemaIntrospectionCustomRule, type ExecutionResult } from 'graphql/index.js';
 import { createYoga, type Plugin, type YogaServerInstance } from 'graphql-yoga';
@@ -52,6 +58,14 @@ const parsedBodyPlugin: Plugin<GraphqlContext> = {
   },
 };
 
+/** The caller's schema, resolved (from the cache) before yoga runs: set on the context by handleGraphql. */
+const schemaPlugin: Plugin<GraphqlContext> = {
+  onEnveloped({ context, setSchema }) {
+    const schema = (context as Partial<GraphqlContext> | undefined)?.schema;
+    if (schema) setSchema(schema);
+  },
+};
+
 /** graphql-js' reference executor instead of yoga's default one (whose incremental-delivery machinery is not
  * used here: no @defer/@stream, no subscriptions). In the bench the two were within noise of each other. */
 const graphqlJsExecutor: Plugin = {
@@ -64,7 +78,6 @@ function createServer(config: Config, system: boolean): GraphqlServer {
   const limits = config.graphql;
   return createYoga<GraphqlContext>({
     graphqlEndpoint: system ? '/graphql/system' : '/graphql',
-    schema: (ctx: GraphqlContext) => graphqlSchemaFor(ctx.service, system),
     graphiql: false,
     landingPage: false,
     logging: false,
@@ -75,6 +88,7 @@ function createServer(config: Config, system: boolean): GraphqlServer {
     // Bodies are read and bounded (MAX_PAYLOAD_SIZE) before yoga sees the request.
     maxRequestBodySize: false,
     plugins: [
+      schemaPlugin,
       parsedBodyPlugin,
       graphqlJsExecutor,
       EnvelopArmorPlugin({
@@ -100,8 +114,55 @@ export function graphqlServer(config: Config, system: boolean): GraphqlServer {
   return entry[slot] ??= createServer(config, system);
 }
 
+const PARAMS = new Set(['query', 'variables', 'operationName', 'extensions']);
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** Parameters yoga's own checks (useCheckGraphQLQueryParams) accept as they are. */
+function wellFormed(body: unknown): body is Record<string, unknown> & { query: string } {
+  if (!isObject(body) || typeof body.query !== 'string' || body.query === '') return false;
+  for (const [k, v] of Object.entries(body)) if (v != null && !PARAMS.has(k)) return false;
+  if (body.variables != null && !isObject(body.variables)) return false;
+  if (body.extensions != null && !isObject(body.extensions)) return false;
+  return body.operationName == null || typeof body.operationName === 'string';
+}
+
+/** Requests yoga would answer with its regular `application/json` processor. */
+function acceptsPlainJson(request: Request): boolean {
+  const accept = request.headers.get('accept');
+  if (accept === null) return true;
+  const types = accept.replace(/\s/g, '').toLowerCase().split(',');
+  return types.every((t) => t === '*/*' || t === 'application/json' || t === 'application/json;charset=utf-8');
+}
+
+/** A result as yoga's JSON processor sends it: our envelope plugin's status and headers, `extensions.http` left out. */
+function jsonResponse(result: ExecutionResult, config: Config): Response {
+  const expose = config.logLevel === 'debug' || config.logLevel === 'trace';
+  const log = (err: unknown) => { if (config.logLevel !== 'silent') console.error(err); };
+  const normalized = normalizeResult(result, { expose, log });
+  const headers: Record<string, string> = { 'content-type': 'application/json; charset=utf-8', ...normalized?.headers };
+  return new Response(JSON.stringify(normalized?.result ?? result), { status: normalized?.status ?? 200, headers });
+}
+
+const paths = { direct: 0, yoga: 0 };
+
+/** How many requests took the direct path and yoga's whole HTTP path (tests check which path runs). */
+export function requestPathCounts(): { direct: number; yoga: number } {
+  return { ...paths };
+}
+
 /** Runs one GraphQL request for a caller; `/graphql/system` reads through the system endpoints' rules. */
 export async function handleGraphql(request: Request, service: ServiceContext, system: boolean, body?: unknown): Promise<Response> {
-  const ctx: GraphqlContext = { service: system ? { ...service, system: true } : service, reads: new Map(), body };
-  return graphqlServer(service.config, system).fetch(request, ctx);
+  const svc = system ? { ...service, system: true } : service;
+  const schema = await graphqlSchemaFor(svc, system);
+  const ctx: GraphqlContext = { service: svc, reads: new Map(), body, schema };
+  const server = graphqlServer(service.config, system);
+  if (request.method === 'POST' && wellFormed(body) && acceptsPlainJson(request)) {
+    paths.direct++;
+    const result = await server.getResultForParams({ params: body, request }, ctx);
+    // No subscriptions, @defer or @stream here: a stream result is refused as yoga's JSON processor refuses it.
+    if (!isObject(result) || Symbol.asyncIterator in result) return new Response(null, { status: 406 });
+    return jsonResponse(result as ExecutionResult, service.config);
+  }
+  paths.yoga++;
+  return server.fetch(request, ctx);
 }
