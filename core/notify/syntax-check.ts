@@ -20,17 +20,19 @@ export function assertTemplateCompiles(field: string, text: string): void {
   }
 }
 
-const ajv = new Ajv({ strict: false, allErrors: false, validateSchema: true });
+// Created on the first check, not at import (building an Ajv instance compiles its meta-schemas).
+let ajvInstance: Ajv | null = null;
+const getAjv = () => (ajvInstance ??= new Ajv({ strict: false, allErrors: false, validateSchema: true }));
 
 /** Throws INVALID_PAYLOAD unless `schema` is null/absent or an object that compiles as a JSON schema. */
 export function assertJsonSchema(field: string, schema: unknown): void {
   if (schema === null || schema === undefined) return;
   if (!isPlainObject(schema) && typeof schema !== 'boolean') throw new InvalidPayloadError(`"${field}" must be a JSON schema object.`, { field });
   try {
-    ajv.compile(schema as object);
+    getAjv().compile(schema as object);
   } catch (err) {
     throw new InvalidPayloadError(`"${field}" is not a valid JSON schema: ${String((err as Error).message ?? err).slice(0, 300)}`, { field });
   } finally {
-    if (typeof schema === 'object') ajv.removeSchema(schema);
+    if (typeof schema === 'object') getAjv().removeSchema(schema);
   }
 }

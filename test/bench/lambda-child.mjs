@@ -5,7 +5,7 @@
 //   node test/bench/lambda-child.mjs <bundle.mjs> <steps JSON>
 //
 // steps: [{ method, path, query?, headers?, body? }, ...], invoked in order. Prints one JSON line on stdout:
-// { startMs, startCpuMs, importMs, importCpuMs, steps: [{ atMs, cpuMs, statusCode, body, headers, cookies }], services }: wall
+// { startMs, startCpuMs, importMs, importCpuMs, connectMs, steps: [{ atMs, cpuMs, statusCode, body, headers, cookies }], services }: wall
 // times are milliseconds since this process started (performance.now() counts from the process's time origin);
 // cpuMs is this process's user+system CPU time so far (less sensitive than wall time to a loaded machine).
 // services: whether every invocation saw the same instance Services (currentServices()), and its pool bound.
@@ -85,7 +85,18 @@ if (services?.database.kind === 'pg') {
   });
   connections = r.rows[0].n;
 }
+// LAMBDA_CHILD_MEASURE_CONNECT: time one fresh pg connection to DATABASE_URL (connect and authenticate) after the
+// events, with pg already imported, so the bench can report the cold start with and without the database connect.
+let connectMs = null;
+if (process.env.LAMBDA_CHILD_MEASURE_CONNECT && process.env.DATABASE_URL) {
+  const { default: pg } = await import('pg');
+  const client = new pg.Client({ connectionString: process.env.DATABASE_URL });
+  const t0 = performance.now();
+  await client.connect();
+  connectMs = performance.now() - t0;
+  await client.end();
+}
 const info = { sameServices: seen.size === 1 && !seen.has(null), poolMax: services?.config.dbPoolMax ?? null, connections };
-process.stdout.write(`${JSON.stringify({ startMs, startCpuMs, importMs, importCpuMs, steps: results, services: info })}\n`);
+process.stdout.write(`${JSON.stringify({ startMs, startCpuMs, importMs, importCpuMs, connectMs, steps: results, services: info })}\n`);
 // A Lambda instance is frozen, not ended: open pool connections would keep this process alive.
 process.exit(0);

@@ -7,7 +7,9 @@ import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { InvalidPayloadError } from '../../errors.ts';
 import { Lru } from './lru.ts';
 
-const ajv = new Ajv({ allErrors: true, strict: false });
+// Created on the first template with a variables schema, not at import (an Ajv instance compiles its meta-schemas).
+let ajvInstance: Ajv | null = null;
+const getAjv = () => (ajvInstance ??= new Ajv({ allErrors: true, strict: false }));
 const cache = new Lru<ValidateFunction>(200);
 
 function validatorFor(templateId: string, schema: unknown): ValidateFunction {
@@ -16,7 +18,7 @@ function validatorFor(templateId: string, schema: unknown): ValidateFunction {
   let fn = cache.get(key);
   if (!fn) {
     try {
-      fn = ajv.compile(schema as object);
+      fn = getAjv().compile(schema as object);
     } catch (err) {
       throw new InvalidPayloadError(`The variables_schema of template "${templateId}" is not a valid JSON schema: ${(err as Error).message}`);
     }
