@@ -1,8 +1,7 @@
 /** The ports chosen once at start-up from configuration, handed to every handler. */
 import type { Config } from './config.ts';
 import { openDatabase, type Database } from './db/database.ts';
-import { migrateToLatest } from './db/migrate.ts';
-import { bootstrap, type BootstrapResult } from './bootstrap.ts';
+import type { BootstrapResult } from './bootstrap.ts';
 import { SchemaCache } from './schema/cache.ts';
 import { AccessResolver } from './access/resolve.ts';
 import { openSharedStore, type SharedStore } from './store/index.ts';
@@ -58,6 +57,8 @@ export async function createServices(config: Config, opts: StartOptions = {}): P
   const metrics = config.metrics.enabled ? createHttpMetrics(config.metrics) : null;
   const database = opts.database ?? await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolMax: config.dbPoolMax });
   if (!opts.skipMigrations) {
+    // Loaded only when they run: a Lambda cold start skips them (migrations run at deploy time).
+    const [{ migrateToLatest }, { bootstrap }] = await Promise.all([import('./db/migrate.ts'), import('./bootstrap.ts')]);
     await migrateToLatest(database);
     const result = await bootstrap(database.db, config);
     opts.onBootstrap?.(result);
