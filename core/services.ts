@@ -14,7 +14,7 @@ import { routeMessages } from './queue/router.ts';
 import { ACTION_MESSAGE } from './events/bus.ts';
 import { NotifyWorker } from './notify/outbox/worker.ts';
 import { WAKE_MESSAGE } from './notify/wake.ts';
-import { createHttpMetrics, type HttpMetrics } from './metrics/http-metrics.ts';
+import type { HttpMetrics } from './metrics/http-metrics.ts';
 import { startPressureMonitor, type PressureMonitor } from './pressure/monitor.ts';
 
 export interface Services {
@@ -54,7 +54,8 @@ export interface StartOptions {
 }
 
 export async function createServices(config: Config, opts: StartOptions = {}): Promise<Services> {
-  const metrics = config.metrics.enabled ? createHttpMetrics(config.metrics) : null;
+  // prom-client is loaded only with METRICS_ENABLED (its module sets up collectors at import).
+  const metrics = config.metrics.enabled ? (await import('./metrics/http-metrics.ts')).createHttpMetrics(config.metrics) : null;
   const database = opts.database ?? await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolMax: config.dbPoolMax });
   if (!opts.skipMigrations) {
     // Loaded only when they run: a Lambda cold start skips them (migrations run at deploy time).

@@ -102,7 +102,7 @@ try {
 
 Bundle (\`npm run build:lambda\`, functions/build.ts): minified ESM, code-split. Read and compiled at a cold start
 (index.mjs and the chunks it imports statically): **${out.bytes} bytes (${mb(out.bytes)})**; with the chunks only
-\`import()\` reaches (migrations, bootstrap, the mail SDK, exifr): ${out.totalBytes} bytes (${mb(out.totalBytes)}).
+\`import()\` reaches (migrations, bootstrap, prom-client, the mail SDK, exifr): ${out.totalBytes} bytes (${mb(out.totalBytes)}).
 Externals installed next to it and loaded on first use only: ${Object.entries(out.externals).map(([k, v]) => `${k} (${mb(v)} here, with its platform binaries)`).join(', ')}.
 @electric-sql/pglite and pg-native are external and never loaded in the Lambda (DATABASE_URL is always set there).
 
