@@ -65,7 +65,9 @@ async function compiled(ctx: ServiceContext, kind: string, collectionName: strin
   return result;
 }
 
-function planContext(ctx: ServiceContext, permissions: PermissionSet, scope?: RowScope): PlanContext {
+/** The planner's context for a caller: its schema, permissions and the query limits of the configuration
+ * (nested relations page as in GET /items). */
+export function planContext(ctx: ServiceContext, permissions: PermissionSet, scope?: RowScope): PlanContext {
   const { config } = ctx;
   return {
     schema: ctx.schema,

@@ -16,8 +16,9 @@ import type { ServiceContext } from '../context.ts';
 import { run, type Executor } from '../db/database.ts';
 import { ForbiddenError, InvalidQueryError } from '../errors.ts';
 import { itemsCollection } from '../items/collection.ts';
+import { planContext } from '../items/read.ts';
 import { compileKeys, compileList } from '../query/compile-select.ts';
-import { planRead, type PlanContext } from '../query/plan.ts';
+import { planRead } from '../query/plan.ts';
 import type { FilterNode, MetaPlan, SelectPlan, SortPlan } from '../query/plan-types.ts';
 import type { Query } from '../query/types.ts';
 import type { FieldOverview } from '../schema/types.ts';
@@ -34,22 +35,6 @@ const NO_META: MetaPlan = { totalCount: null, filterCount: null };
 
 function and(a: FilterNode | null, b: FilterNode): FilterNode {
   return a ? { kind: 'and', children: [a, b] } : b;
-}
-
-function planContext(ctx: ServiceContext, permissions: PlanContext['permissions']): PlanContext {
-  const { config } = ctx;
-  return {
-    schema: ctx.schema,
-    permissions,
-    accountability: ctx.accountability,
-    limits: {
-      maxDepth: config.querystringMaxParseDepth,
-      // Nested relations page as in GET /items; the top level is given its own limit (all rows by default).
-      maxLimit: config.queryLimitMax,
-      defaultLimit: config.queryLimitDefault,
-      maxRelationalDepth: config.maxRelationalDepth,
-    },
-  };
 }
 
 export interface ExportPlan {
