@@ -11,6 +11,7 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cloneTestDatabase, type TestDatabase } from './helpers/app.ts';
 import { ADMIN_TOKEN, testEnv } from './helpers/template.ts';
+import { freePort } from './helpers/free-port.ts';
 
 const pgUrl = process.env.TEST_DATABASE_URL;
 const redisUrl = process.env.REDIS_URL;
@@ -32,7 +33,7 @@ async function call(method: string, path: string, body?: unknown): Promise<{ sta
 }
 
 async function startServer(): Promise<void> {
-  const port = 20000 + Math.floor(Math.random() * 20000);
+  const port = await freePort();
   base = `http://127.0.0.1:${port}`;
   server = spawn(process.execPath, ['--import', 'tsx', 'container/main.ts'], {
     env: {

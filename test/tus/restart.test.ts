@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cloneTestDatabase, type TestDatabase } from '../helpers/app.ts';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, ADMIN_TOKEN, testEnv } from '../helpers/template.ts';
 import { bytes, freshConnectionFetch, freshRoot, tus, viaUrl } from './helpers.ts';
+import { freePort } from '../helpers/free-port.ts';
 
 const root = freshRoot();
 const dataDir = mkdtempSync(join(tmpdir(), 'svc-tus-data-'));
@@ -20,7 +21,7 @@ let token = ADMIN_TOKEN;
 let serverOutput = '';
 
 async function start(): Promise<void> {
-  const port = 20000 + Math.floor(Math.random() * 20000);
+  const port = await freePort();
   base = `http://127.0.0.1:${port}`;
   let output = '';
   const proc = spawn(process.execPath, ['--import', 'tsx', 'container/main.ts'], {

@@ -8,6 +8,7 @@ import { cloneTestDatabase, createTestApp, type TestDatabase } from '../helpers/
 import { testEnv } from '../helpers/template.ts';
 import { run } from '../../core/db/database.ts';
 import { buildWorkflow, draft, instanceOf, role, submit, user, type App } from './setup.ts';
+import { freePort } from '../helpers/free-port.ts';
 
 const pgUrl = process.env.TEST_DATABASE_URL;
 const PER_ACTION = 5;
@@ -19,7 +20,7 @@ const servers: { proc: ChildProcess; output: string }[] = [];
 const users: Record<string, string> = {};
 
 async function startServer(): Promise<void> {
-  const port = 20000 + Math.floor(Math.random() * 20000);
+  const port = await freePort();
   const entry = { proc: null as unknown as ChildProcess, output: '' };
   entry.proc = spawn(process.execPath, ['--import', 'tsx', 'container/main.ts'], {
     env: {
