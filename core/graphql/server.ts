@@ -134,13 +134,26 @@ function acceptsPlainJson(request: Request): boolean {
   return types.every((t) => t === '*/*' || t === 'application/json' || t === 'application/json;charset=utf-8');
 }
 
+/** An answer as plain data, so the HTTP layer writes it without a fetch-API Response in between. */
+export interface GraphqlReply {
+  status: number;
+  headers: Record<string, string>;
+  body: string | null;
+}
+
 /** A result as yoga's JSON processor sends it: our envelope plugin's status and headers, `extensions.http` left out. */
-function jsonResponse(result: ExecutionResult, config: Config): Response {
+function jsonReply(result: ExecutionResult, config: Config): GraphqlReply {
   const expose = config.logLevel === 'debug' || config.logLevel === 'trace';
   const log = (err: unknown) => { if (config.logLevel !== 'silent') console.error(err); };
   const normalized = normalizeResult(result, { expose, log });
   const headers: Record<string, string> = { 'content-type': 'application/json; charset=utf-8', ...normalized?.headers };
-  return new Response(JSON.stringify(normalized?.result ?? result), { status: normalized?.status ?? 200, headers });
+  return { status: normalized?.status ?? 200, headers, body: JSON.stringify(normalized?.result ?? result) };
+}
+
+async function replyOf(res: Response): Promise<GraphqlReply> {
+  const headers: Record<string, string> = {};
+  res.headers.forEach((value, key) => { headers[key] = value; });
+  return { status: res.status, headers, body: await res.text() };
 }
 
 const paths = { direct: 0, yoga: 0 };
@@ -151,7 +164,7 @@ export function requestPathCounts(): { direct: number; yoga: number } {
 }
 
 /** Runs one GraphQL request for a caller; `/graphql/system` reads through the system endpoints' rules. */
-export async function handleGraphql(request: Request, service: ServiceContext, system: boolean, body?: unknown): Promise<Response> {
+export async function handleGraphql(request: Request, service: ServiceContext, system: boolean, body?: unknown): Promise<GraphqlReply> {
   const svc = system ? { ...service, system: true } : service;
   const schema = await graphqlSchemaFor(svc, system);
   const ctx: GraphqlContext = { service: svc, reads: new Map(), body, schema };
@@ -160,9 +173,9 @@ export async function handleGraphql(request: Request, service: ServiceContext, s
     paths.direct++;
     const result = await server.getResultForParams({ params: body, request }, ctx);
     // No subscriptions, @defer or @stream here: a stream result is refused as yoga's JSON processor refuses it.
-    if (!isObject(result) || Symbol.asyncIterator in result) return new Response(null, { status: 406 });
-    return jsonResponse(result as ExecutionResult, service.config);
+    if (!isObject(result) || Symbol.asyncIterator in result) return { status: 406, headers: {}, body: null };
+    return jsonReply(result as ExecutionResult, service.config);
   }
   paths.yoga++;
-  return server.fetch(request, ctx);
+  return replyOf(await server.fetch(request, ctx));
 }

@@ -24,14 +24,11 @@ async function postBody(c: Context<AppEnv>): Promise<unknown> {
 function handler(system: boolean) {
   return async (c: Context<AppEnv>): Promise<Response> => {
     const service = await serviceContext(c);
-    const res = c.req.method === 'POST'
+    const reply = c.req.method === 'POST'
       ? await handleGraphql(c.req.raw, service, system, await postBody(c))
       : await handleGraphql(c.req.raw, service, system);
-    // Re-wrapped as Hono's own body (small JSON): @hono/node-server then writes it directly instead of
-    // streaming the fetch-API Response yoga built.
-    const headers: Record<string, string> = {};
-    res.headers.forEach((value, key) => { headers[key] = value; });
-    return c.body(await res.text(), res.status as 200, headers);
+    // Hono's own body (small JSON): @hono/node-server writes it directly, no fetch-API Response to stream.
+    return c.body(reply.body, reply.status as 200, reply.headers);
   };
 }
 
