@@ -38,7 +38,8 @@ export function currentServices(): Services | null {
  * events and worker wake-ups are in the queue: Lambda freezes the instance after the response, which would strand
  * them. */
 export function createLambdaHandler(services: Services, extensions?: ExtensionHost): ReturnType<typeof handle> {
-  const inner = handle(createFunctionsApp(services, extensions));
+  // Route groups are imported by the first request that reaches them, not all at the first event.
+  const inner = handle(createFunctionsApp(services, extensions, { preloadRoutes: false }));
   return async <L extends LambdaEvent>(event: L, lambdaContext?: LambdaContext) => {
     try {
       return await inner(event, lambdaContext);
