@@ -111,12 +111,35 @@ function metaColumns(b: SqlBuilder, collection: string, meta: MetaPlan): string 
   return out;
 }
 
-/** List read: `data` is the JSON array text; total_count / filter_count columns when requested. */
+/** The columns of the planned row that the select list reads (null: one it cannot name, take them all). */
+function columnsRead(plan: SelectPlan): Set<string> | null {
+  const out = new Set<string>([plan.collection.primary!]);
+  for (const f of plan.fields) {
+    switch (f.kind) {
+      case 'column': out.add(f.field.field); break;
+      case 'fn': out.add(f.fn.kind === 'date' ? f.fn.field.field : f.fn.parentKey.field); break;
+      case 'm2o': out.add(f.fk.field); break;
+      case 'o2m': out.add(f.parentKey.field); break;
+      case 'a2o': out.add(f.keyField.field).add(f.collectionField.field); break;
+      default: return null;
+    }
+  }
+  return out;
+}
+
+/** List read: `data` is the JSON array text; total_count / filter_count columns when requested.
+ * With a sort and a limit, the rows are picked from plain columns first and only the picked rows are turned
+ * into wire values: Postgres computes a select list below the sort, so `to_char`, casts and relation
+ * sub-selects would otherwise run for every row that matches the filter, not just the page. */
 export function compileList(plan: SelectPlan, meta: MetaPlan): CompiledRead {
   const b = new SqlBuilder();
   const a = b.alias();
   const where = whereClause(b, a, plan.filter, plan.search);
-  const inner = `select ${selectList(b, a, plan)} from ${table(plan.collection.collection)} as ${a}${where}${orderBy(b, a, plan.sort)}${page(b, plan.limit, plan.offset)}`;
+  const source = `${table(plan.collection.collection)} as ${a}${where}${orderBy(b, a, plan.sort)}${page(b, plan.limit, plan.offset)}`;
+  const columns = plan.sort.length > 0 && plan.limit !== null ? columnsRead(plan) : null;
+  const inner = columns
+    ? `select ${selectList(b, a, plan)} from (select ${[...columns].map((c) => col(a, c)).join(', ')} from ${source}) as ${a}`
+    : `select ${selectList(b, a, plan)} from ${source}`;
   const sql = `${PREPARE_MARK}select (select coalesce(json_agg(r), '[]'::json) from (${inner}) as r)::text as data${metaColumns(b, plan.collection.collection, meta)}`;
   return { sql, params: b.params };
 }
