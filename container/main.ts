@@ -1,5 +1,6 @@
 /** `npm start`: standalone by default (whole API, embedded PGlite under ./data); SVC_MODE=container serves
  * only the container half and SVC_MODE=functions only the functions half (the split topology). */
+import type { Server } from 'node:http';
 import { serve } from '@hono/node-server';
 import { loadConfig } from '../core/config.ts';
 import { withPersistentSecret } from '../core/auth/secret.ts';
@@ -9,6 +10,7 @@ import { createContainerApp, createStandaloneApp } from './app.ts';
 import { startTusCleanup } from '../core/tus/cleanup.ts';
 import { startWorkflowTimeouts } from '../core/workflow/timeouts.ts';
 import { loadExtensions } from '../core/extensions/host.ts';
+import { HttpDrain, httpServerOptions } from './drain.ts';
 
 // Standalone without SECRET: the signing secret persists under DATA_DIR so tokens survive restarts.
 const config = withPersistentSecret(loadConfig());
@@ -34,9 +36,14 @@ if (config.secretGenerated) {
 const extensions = await loadExtensions(services);
 const app = mode === 'container' ? createContainerApp(services, extensions)
   : mode === 'functions' ? createFunctionsApp(services, extensions) : createStandaloneApp(services, extensions);
-const server = serve({ fetch: app.fetch, hostname: config.host, port: config.port }, (info) => {
+// Socket timeouts (HTTP_*) bound slow and idle clients; the drain (SHUTDOWN_TIMEOUT) runs on SIGTERM/SIGINT.
+const drain = new HttpDrain(config.http);
+const server = serve({
+  fetch: drain.guard(app.fetch), hostname: config.host, port: config.port, serverOptions: httpServerOptions(config.http),
+}, (info) => {
   console.log(`svc ${mode} listening on http://${info.address}:${info.port} (${services.database.kind})`);
 });
+drain.attach(server as Server);
 
 // Action events and notify wake-ups are consumed where the extension host and the notify worker run: the
 // container, or standalone (the in-process queue starts both itself; standalone on SQS starts them here). The
@@ -53,13 +60,33 @@ const stopSchedules = mode === 'functions' ? () => {} : extensions.startSchedule
 // Workflow step timeouts: rows claimed with SKIP LOCKED, so several containers may scan at once.
 const stopWorkflowTimeouts = mode === 'functions' ? () => {} : startWorkflowTimeouts(services, config.workflowTimeoutIntervalMs);
 
-async function shutdown() {
+/** Stops the periodic jobs, drains HTTP (new connections refused, in-flight requests finish up to
+ * SHUTDOWN_TIMEOUT), then closes the queue consumer, the pool and the Redis client. A second signal, or cleanup
+ * hanging past the deadline, ends the process at once. */
+async function shutdown(signal: string) {
+  if (drain.draining) {
+    console.error(`${signal} again: exiting without waiting`);
+    process.exit(1);
+  }
+  const timeoutMs = config.http.shutdownTimeoutMs;
+  setTimeout(() => {
+    console.error('shutdown did not finish in time: exiting');
+    process.exit(1);
+  }, timeoutMs + 10_000).unref();
+  console.log(`${signal}: draining (up to ${timeoutMs} ms)`);
   stopTusCleanup();
   stopSchedules();
   stopWorkflowTimeouts();
-  server.close();
-  await services.close();
+  const cut = await drain.drain(timeoutMs);
+  if (cut > 0) console.error(`shutdown deadline: ${cut} request(s) were cut`);
+  try {
+    await services.close();
+  } catch (err) {
+    console.error('shutdown: closing services failed:', (err as Error).message);
+    process.exit(1);
+  }
+  console.log('shutdown complete');
   process.exit(0);
 }
-process.on('SIGINT', shutdown);
-process.on('SIGTERM', shutdown);
+process.on('SIGINT', () => { void shutdown('SIGINT'); });
+process.on('SIGTERM', () => { void shutdown('SIGTERM'); });

@@ -70,6 +70,22 @@ export interface Config {
   transfer: TransferConfig;
   /** EXTENSIONS_*: the extension host (core/extensions). */
   extensions: ExtensionsConfig;
+  /** HTTP_* and SHUTDOWN_TIMEOUT: socket timeouts and the graceful drain of the listening server (container/main.ts). */
+  http: HttpServerConfig;
+}
+
+export interface HttpServerConfig {
+  /** HTTP_HEADERS_TIMEOUT (60s): a client must have sent its request headers within this. */
+  headersTimeoutMs: number;
+  /** HTTP_REQUEST_TIMEOUT (5m): a client must have sent its whole request (headers and body) within this. */
+  requestTimeoutMs: number;
+  /** HTTP_KEEP_ALIVE_TIMEOUT (5s): an idle keep-alive connection is closed after this. */
+  keepAliveTimeoutMs: number;
+  /** HTTP_SOCKET_TIMEOUT (2m; 0 = off): a connection without any traffic either way (e.g. a client that stopped
+   * reading its response) is closed after this. */
+  socketTimeoutMs: number;
+  /** SHUTDOWN_TIMEOUT (10s): on SIGTERM, in-flight requests get this long to finish before their connections close. */
+  shutdownTimeoutMs: number;
 }
 
 export interface ExtensionsConfig {
@@ -292,6 +308,13 @@ export function loadConfig(env: Env = process.env): Config {
       path: str(env, 'EXTENSIONS_PATH', './extensions'),
       mustLoad: csvList(env, 'EXTENSIONS_MUST_LOAD'),
       hookTimeoutMs: Math.max(1, parseDuration(str(env, 'EXTENSIONS_HOOK_TIMEOUT', '5s'))),
+    },
+    http: {
+      headersTimeoutMs: Math.max(1, parseDuration(str(env, 'HTTP_HEADERS_TIMEOUT', '60s'))),
+      requestTimeoutMs: Math.max(1, parseDuration(str(env, 'HTTP_REQUEST_TIMEOUT', '5m'))),
+      keepAliveTimeoutMs: Math.max(1, parseDuration(str(env, 'HTTP_KEEP_ALIVE_TIMEOUT', '5s'))),
+      socketTimeoutMs: parseDuration(str(env, 'HTTP_SOCKET_TIMEOUT', '2m')),
+      shutdownTimeoutMs: parseDuration(str(env, 'SHUTDOWN_TIMEOUT', '10s')),
     },
     transfer: {
       importMaxSize: parseBytes(str(env, 'IMPORT_MAX_SIZE', '100mb')),
