@@ -37,14 +37,15 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
     const db = new Kysely<any>({ dialect: new PgDialect(pool) });
     return { kind: 'pg', db, close: () => db.destroy() };
   }
-  const { PGlite } = await import('@electric-sql/pglite');
+  const [{ PGlite }, { pg_trgm }] = await Promise.all([import('@electric-sql/pglite'), import('@electric-sql/pglite/contrib/pg_trgm')]);
   let dataDir: string | undefined;
   if (!opts.inMemory && !opts.loadDataDir) {
     dataDir = opts.dataDir ?? './data';
     mkdirSync(dataDir, { recursive: true });
     dataDir = `${dataDir}/pg`;
   }
-  const pg = await PGlite.create(dataDir, opts.loadDataDir ? { loadDataDir: opts.loadDataDir } : {});
+  // pg_trgm ships with PGlite: loaded so a collection's trigram search index works on the embedded engine too.
+  const pg = await PGlite.create(dataDir, { extensions: { pg_trgm }, ...(opts.loadDataDir ? { loadDataDir: opts.loadDataDir } : {}) });
   await pg.exec("set time zone 'UTC'");
   const db = new Kysely<any>({ dialect: new PgliteDialect(pg) });
   return { kind: 'pglite', db, close: () => db.destroy(), dump: () => pg.dumpDataDir('gzip') as Promise<Blob> };

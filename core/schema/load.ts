@@ -6,7 +6,7 @@ import type { CollectionOverview, FieldOverview, Relation, RelationMeta, SchemaO
 interface ColumnRow {
   table_name: string; column_name: string; udt_name: string; is_nullable: boolean; column_default: string | null;
   max_length: number | null; numeric_precision: number | null; numeric_scale: number | null; is_identity: boolean;
-  is_primary: boolean; is_unique: boolean;
+  is_primary: boolean; is_unique: boolean; is_indexed: boolean;
 }
 
 const COLUMNS_SQL = `
@@ -17,8 +17,11 @@ select c.relname as table_name, a.attname as column_name, t.typname as udt_name,
   case when t.typname = 'numeric' and a.atttypmod > 4 then (a.atttypmod - 4) & 65535 end as numeric_scale,
   a.attidentity <> '' as is_identity,
   exists (select 1 from pg_index i where i.indrelid = c.oid and i.indisprimary and i.indkey[0] = a.attnum) as is_primary,
-  exists (select 1 from pg_index i where i.indrelid = c.oid and i.indisunique and not i.indisprimary
-          and i.indnkeyatts = 1 and i.indkey[0] = a.attnum and i.indpred is null) as is_unique
+  exists (select 1 from pg_index i where i.indrelid = c.oid and i.indisunique and not i.indisprimary and i.indisvalid
+          and i.indnkeyatts = 1 and i.indkey[0] = a.attnum and i.indpred is null) as is_unique,
+  exists (select 1 from pg_index i join pg_class ic on ic.oid = i.indexrelid join pg_am am on am.oid = ic.relam and am.amname = 'btree'
+          where i.indrelid = c.oid and i.indisvalid and i.indnkeyatts = 1 and i.indkey[0] = a.attnum
+          and i.indpred is null and i.indexprs is null) as is_indexed
 from pg_class c
 join pg_namespace n on n.oid = c.relnamespace and n.nspname = current_schema()
 join pg_attribute a on a.attrelid = c.oid and a.attnum > 0 and not a.attisdropped
@@ -106,7 +109,7 @@ export async function loadSchemaOverview(ex: Executor, version: string): Promise
   const [columns, fks, collectionRows, fieldRows, relationRows] = await Promise.all([
     run<ColumnRow>(ex, COLUMNS_SQL),
     run<FkRow>(ex, FOREIGN_KEYS_SQL),
-    run<Record<string, any>>(ex, 'select collection, singleton, accountability, sort_field from svc_collections'),
+    run<Record<string, any>>(ex, 'select collection, singleton, accountability, sort_field, search_index from svc_collections'),
     run<Record<string, any>>(ex, 'select collection, field, special from svc_fields'),
     run<Record<string, any>>(ex, 'select * from svc_relations'),
   ]);
@@ -129,6 +132,7 @@ export async function loadSchemaOverview(ex: Executor, version: string): Promise
         system: isSystem,
         accountability: isSystem ? systemAccountability(col.table_name) : ((m?.accountability ?? null) as CollectionOverview['accountability']),
         sortField: (m?.sort_field as string | null) ?? null,
+        searchIndex: m?.search_index === true,
         fields: {},
       };
     }
@@ -146,6 +150,7 @@ export async function loadSchemaOverview(ex: Executor, version: string): Promise
       isPrimaryKey: col.is_primary,
       autoIncrement: col.is_identity || (col.column_default?.startsWith('nextval(') ?? false),
       unique: col.is_unique || col.is_primary,
+      indexed: col.is_indexed,
       special,
       alias: false,
     };

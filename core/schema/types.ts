@@ -21,6 +21,8 @@ export interface FieldOverview {
   isPrimaryKey: boolean;
   autoIncrement: boolean;
   unique: boolean;
+  /** A valid single-column index covers the column (primary key and unique ones included), from pg_index. */
+  indexed?: boolean;
   special: string[];
   /** True when the field has no column (alias: o2m, m2m, m2a, presentation). */
   alias: boolean;
@@ -37,6 +39,8 @@ export interface CollectionOverview {
   system: boolean;
   accountability: 'all' | 'activity' | null;
   sortField: string | null;
+  /** svc_collections.search_index: a trigram index serves `search` (core/schema/ddl/indexes.ts keeps it built). */
+  searchIndex?: boolean;
   fields: Record<string, FieldOverview>;
 }
 

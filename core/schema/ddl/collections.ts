@@ -8,6 +8,7 @@ import { columnDefinition, parseFieldInput, specialFor, type FieldInput } from '
 import { batchEntries, labelled } from './batch.ts';
 import { ddl, requireAdmin, withSchemaChange, type DdlScope, type SchemaServiceContext } from './context.ts';
 import { removeField } from './fields.ts';
+import { fieldIndexName, requireTrigramExtension } from './indexes.ts';
 import { requireGroup, requireNoChildren, requireNoGroupCycle } from './groups.ts';
 import { insertCollectionMeta, readCollectionMetaRows, requireMetaObject, updateCollectionMeta, upsertFieldMeta } from './meta.ts';
 import { isPlainObject, isSystemCollection, requireIdentifier } from './names.ts';
@@ -107,7 +108,14 @@ export async function createCollection(ctx: SchemaServiceContext, body: Record<s
       const columns: string[] = [];
       for (const f of fields) if (f.type !== 'alias') columns.push(`${ident(f.field)} ${await columnDefinition(trx, f)}`);
       await ddl(trx, `create table ${ident(collection)} (${columns.join(', ')})`);
+      // The table is new and empty: its indexes are made in the same transaction.
+      for (const f of fields) {
+        if (f.schema?.is_indexed && !f.schema.is_unique && !f.schema.is_primary_key) {
+          await ddl(trx, `create index ${ident(fieldIndexName(collection, f.field, false))} on ${ident(collection)} (${ident(f.field)})`);
+        }
+      }
     }
+    if (meta.search_index === true) await requireTrigramExtension(trx);
     await insertCollectionMeta(trx, collection, meta);
     for (const [i, f] of fields.entries()) {
       await upsertFieldMeta(trx, collection, f.field, { sort: i + 1, ...(f.meta ?? {}) }, specialFor(f.type, f.meta?.special));
@@ -133,6 +141,7 @@ async function changeCollections({ trx, schema }: DdlScope, changes: CollectionC
         await requireGroup(trx, collection, meta.group);
         regrouped.push(collection);
       }
+      if (meta.search_index === true) await requireTrigramExtension(trx);
       const [existing] = await run(trx, 'select 1 from svc_collections where collection = $1', [collection]);
       if (existing) await updateCollectionMeta(trx, collection, meta);
       else await insertCollectionMeta(trx, collection, meta);

@@ -16,6 +16,8 @@ export interface FieldSchemaInput {
   default_value?: unknown;
   max_length?: number | null;
   is_unique?: boolean;
+  /** A b-tree index on the column (a unique or primary key column has one already). */
+  is_indexed?: boolean;
   numeric_precision?: number | null;
   numeric_scale?: number | null;
 }
@@ -65,6 +67,7 @@ export function parseFieldSchema(value: unknown): FieldSchemaInput | null {
     has_auto_increment: bool(value, 'has_auto_increment'),
     is_nullable: bool(value, 'is_nullable'),
     is_unique: bool(value, 'is_unique'),
+    is_indexed: bool(value, 'is_indexed'),
     max_length: int(value, 'max_length', 1, 10_485_760),
     numeric_precision: int(value, 'numeric_precision', 1, 1000),
     numeric_scale: int(value, 'numeric_scale', 0, 1000),

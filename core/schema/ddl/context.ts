@@ -8,6 +8,7 @@ import { ForbiddenError, InvalidPayloadError, mapDatabaseError, ServiceError } f
 import type { SchemaCache } from '../cache.ts';
 import { loadSchemaOverview } from '../load.ts';
 import type { SchemaOverview } from '../types.ts';
+import { buildFieldIndexes, reconcileSearchIndexes, type IndexJob } from './indexes.ts';
 
 export interface SchemaServiceContext {
   db: Kysely<any>;
@@ -20,6 +21,8 @@ export interface DdlScope {
   trx: Transaction<any>;
   /** The overview as of the start of this transaction (after the lock), not updated by the change itself. */
   schema: SchemaOverview;
+  /** Indexes to build after commit, outside the transaction (core/schema/ddl/indexes.ts). */
+  indexJobs: IndexJob[];
 }
 
 export function requireAdmin(ctx: SchemaServiceContext): void {
@@ -30,12 +33,17 @@ export function requireAdmin(ctx: SchemaServiceContext): void {
  * returns fn's result with the fresh overview. */
 export async function withSchemaChange<T>(ctx: SchemaServiceContext, fn: (scope: DdlScope) => Promise<T>): Promise<{ result: T; schema: SchemaOverview }> {
   requireAdmin(ctx);
+  const indexJobs: IndexJob[] = [];
   const result = await inTransaction(ctx.db, async (trx) => {
     await run(trx, "select pg_advisory_xact_lock(hashtext('svc_schema'))");
     const schema = await loadSchemaOverview(trx, 'ddl');
-    return fn({ trx, schema });
+    return fn({ trx, schema, indexJobs });
   });
+  let failure: unknown = null;
+  if (indexJobs.length) await buildFieldIndexes(ctx.db, indexJobs).catch((err: unknown) => { failure = err; });
   const schema = await ctx.cache.invalidate();
+  await reconcileSearchIndexes(ctx.db, schema).catch((err: unknown) => { failure ??= err; });
+  if (failure) throw failure;
   return { result, schema };
 }
 

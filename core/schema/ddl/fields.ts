@@ -6,12 +6,13 @@ import type { FieldType, SchemaOverview } from '../types.ts';
 import { fieldAllowed, readPermission, requireAppAccess, requireReadableCollection } from './access.ts';
 import {
   baseType, columnDefinition, columnType, defaultExpression, parseFieldInput, parseFieldSchema, parseFieldType, plainType,
-  specialFor, withoutImplicit, type FieldInput,
+  specialFor, withoutImplicit, type FieldInput, type FieldSchemaInput,
 } from './columns.ts';
 import { batchEntries, labelled } from './batch.ts';
 import { ddl, requireAdmin, withSchemaChange, type DdlScope, type SchemaServiceContext } from './context.ts';
 import { readFieldMetaRows, requireMetaObject, splitSpecial, upsertFieldMeta } from './meta.ts';
-import { constraintName, isSystemCollection } from './names.ts';
+import { isSystemCollection } from './names.ts';
+import { columnIndexes, fieldIndexName, requireAtMostOneRow, requireNoDuplicates, type IndexJob } from './indexes.ts';
 import { fieldObject, type FieldObject } from './shapes.ts';
 
 type Row = Record<string, unknown>;
@@ -58,8 +59,10 @@ export async function readOneField(ctx: SchemaServiceContext, collection: string
   return fieldObject(schema, collection, f, meta);
 }
 
-/** Adds one field (column and/or svc_fields row) to an existing collection inside a schema change. */
-export async function addField(trx: Transaction<any>, schema: SchemaOverview, collection: string, input: FieldInput): Promise<void> {
+/** Adds one field (column and/or svc_fields row) to an existing collection inside a schema change. Its unique or
+ * plain index is queued on `indexJobs` (built after commit without blocking writes), or, without a queue, made
+ * with the column. */
+export async function addField(trx: Transaction<any>, schema: SchemaOverview, collection: string, input: FieldInput, indexJobs?: IndexJob[]): Promise<void> {
   const col = schema.collections[collection];
   if (!col) throw new CollectionNotFoundError(collection);
   const [existing] = await run(trx, 'select 1 from svc_fields where collection = $1 and field = $2', [collection, input.field]);
@@ -71,18 +74,30 @@ export async function addField(trx: Transaction<any>, schema: SchemaOverview, co
     if (input.schema?.is_primary_key && col.primary) {
       throw new InvalidPayloadError(`Collection "${collection}" already has a primary key.`);
     }
-    await ddl(trx, `alter table ${ident(collection)} add column ${ident(input.field)} ${await columnDefinition(trx, input)}`);
+    const s = input.schema;
+    const deferred = indexJobs !== undefined && !s?.is_primary_key;
+    const definition = await columnDefinition(trx, deferred ? { ...input, schema: s && { ...s, is_unique: false, is_indexed: false } } : input);
+    await ddl(trx, `alter table ${ident(collection)} add column ${ident(input.field)} ${definition}`);
+    if (deferred && s?.is_unique) {
+      // Every row holds the default: with a non-null one, two rows are already a duplicate.
+      if (s.default_value !== undefined && s.default_value !== null) await requireAtMostOneRow(trx, collection, input.field);
+      indexJobs.push({ collection, field: input.field, unique: true });
+    } else if (deferred && s?.is_indexed) {
+      indexJobs.push({ collection, field: input.field, unique: false });
+    } else if (s?.is_indexed && !s.is_unique && !s.is_primary_key) {
+      await ddl(trx, `create index ${ident(fieldIndexName(collection, input.field, false))} on ${ident(collection)} (${ident(input.field)})`);
+    }
   }
   await upsertFieldMeta(trx, collection, input.field, input.meta ?? {}, specialFor(input.type, input.meta?.special));
 }
 
 export async function createField(ctx: SchemaServiceContext, collection: string, body: Record<string, unknown>): Promise<FieldObject> {
   let field = '';
-  const { schema } = await withSchemaChange(ctx, async ({ trx, schema }) => {
+  const { schema } = await withSchemaChange(ctx, async ({ trx, schema, indexJobs }) => {
     if (!schema.collections[collection]) throw new CollectionNotFoundError(collection);
     const input = parseFieldInput(body);
     field = input.field;
-    await addField(trx, schema, collection, input);
+    await addField(trx, schema, collection, input, indexJobs);
   });
   return readOneField(ctx, collection, field, schema);
 }
@@ -94,22 +109,31 @@ async function requireEditable(trx: Transaction<any>, collection: string, field:
   return meta;
 }
 
-async function uniqueConstraints(trx: Transaction<any>, table: string, column: string): Promise<{ constraints: string[]; indexes: string[] }> {
-  const rows = await run<{ name: string; is_constraint: boolean }>(trx, `
-    select coalesce(con.conname, ic.relname) as name, con.conname is not null as is_constraint
-    from pg_index i
-    join pg_class t on t.oid = i.indrelid and t.relname = $1
-    join pg_namespace n on n.oid = t.relnamespace and n.nspname = current_schema()
-    join pg_class ic on ic.oid = i.indexrelid
-    join pg_attribute a on a.attrelid = t.oid and a.attname = $2 and a.attnum = i.indkey[0]
-    left join pg_constraint con on con.conindid = i.indexrelid and con.contype = 'u'
-    where i.indisunique and not i.indisprimary and i.indnkeyatts = 1`, [table, column]);
-  return { constraints: rows.filter((r) => r.is_constraint).map((r) => r.name), indexes: rows.filter((r) => !r.is_constraint).map((r) => r.name) };
+/** is_unique / is_indexed of a PATCH: drops run here (instant), builds are queued for after commit. */
+async function changeIndexes({ trx, indexJobs }: DdlScope, collection: string, field: string, s: FieldSchemaInput): Promise<void> {
+  const table = ident(collection);
+  const indexes = await columnIndexes(trx, collection, field);
+  if (indexes.some((i) => i.primary)) return; // the primary key is unique and indexed already
+  const unique = indexes.filter((i) => i.unique);
+  if (s.is_unique === true && unique.length === 0) {
+    await requireNoDuplicates(trx, collection, field);
+    indexJobs.push({ collection, field, unique: true });
+  } else if (s.is_unique === false) {
+    for (const i of unique) await ddl(trx, i.constraint ? `alter table ${table} drop constraint ${ident(i.name)}` : `drop index ${ident(i.name)}`);
+  }
+  const plain = indexes.filter((i) => !i.unique && i.btree);
+  const uniqueAfter = s.is_unique ?? unique.length > 0;
+  if (s.is_indexed === true && plain.length === 0 && !uniqueAfter) {
+    indexJobs.push({ collection, field, unique: false });
+  } else if (s.is_indexed === false) {
+    for (const i of plain) await ddl(trx, `drop index ${ident(i.name)}`);
+  }
 }
 
 /** Applies one field change (`{type?, meta?, schema?}`) inside a schema change. Changes to different fields
  * of one transaction are independent, so several may run against the same start-of-transaction overview. */
-export async function changeField({ trx, schema }: DdlScope, collection: string, field: string, body: Record<string, unknown>): Promise<void> {
+export async function changeField(scope: DdlScope, collection: string, field: string, body: Record<string, unknown>): Promise<void> {
+  const { trx, schema } = scope;
   const col = schema.collections[collection];
   if (!col) throw new CollectionNotFoundError(collection);
   const current = col.fields[field];
@@ -149,16 +173,7 @@ export async function changeField({ trx, schema }: DdlScope, collection: string,
     if (s?.is_nullable !== undefined && s.is_nullable !== current.nullable && !current.isPrimaryKey) {
       await ddl(trx, `alter table ${table} alter column ${column} ${s.is_nullable ? 'drop not null' : 'set not null'}`);
     }
-    if (s?.is_unique !== undefined && !current.isPrimaryKey) {
-      const existing = await uniqueConstraints(trx, collection, field);
-      const has = existing.constraints.length + existing.indexes.length > 0;
-      if (s.is_unique && !has) {
-        await ddl(trx, `alter table ${table} add constraint ${ident(constraintName(collection, field, 'unique'))} unique (${column})`);
-      } else if (!s.is_unique && has) {
-        for (const name of existing.constraints) await ddl(trx, `alter table ${table} drop constraint ${ident(name)}`);
-        for (const name of existing.indexes) await ddl(trx, `drop index ${ident(name)}`);
-      }
-    }
+    if (s && (s.is_unique !== undefined || s.is_indexed !== undefined)) await changeIndexes(scope, collection, field, s);
   }
 
   const storedSpecial = splitSpecial(metaRow?.special);

@@ -11,7 +11,7 @@ const COLLECTION_META: Record<string, Kind> = {
   translations: 'json', archive_field: 'string', archive_app_filter: 'boolean', archive_value: 'scalar',
   unarchive_value: 'scalar', sort_field: 'string', accountability: 'string', color: 'string',
   item_duplication_fields: 'json', sort: 'integer', group: 'string', collapse: 'string', preview_url: 'string',
-  versioning: 'boolean',
+  versioning: 'boolean', search_index: 'boolean',
 };
 
 const FIELD_META: Record<string, Kind> = {
@@ -22,7 +22,7 @@ const FIELD_META: Record<string, Kind> = {
 
 /** Not-null boolean columns: null means "back to the default". */
 const BOOLEAN_DEFAULTS: Record<string, boolean> = {
-  hidden: false, singleton: false, archive_app_filter: true, versioning: false, readonly: false,
+  hidden: false, singleton: false, archive_app_filter: true, versioning: false, readonly: false, search_index: false,
 };
 
 interface Assignment { column: string; value: unknown; json: boolean }

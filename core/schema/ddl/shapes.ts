@@ -29,7 +29,7 @@ const COLLECTION_DEFAULTS = {
   icon: null, note: null, display_template: null, hidden: false, singleton: false, translations: null,
   archive_field: null, archive_app_filter: true, archive_value: null, unarchive_value: null, sort_field: null,
   accountability: 'all', color: null, item_duplication_fields: null, sort: null, group: null, collapse: 'open',
-  preview_url: null, versioning: false,
+  preview_url: null, versioning: false, search_index: false,
 };
 
 export function collectionObject(name: string, overview: CollectionOverview | undefined, metaRow: Record<string, unknown> | undefined): CollectionObject {
@@ -72,7 +72,7 @@ export function fieldObject(schema: SchemaOverview, collection: string, f: Field
     columnSchema = {
       name: f.field, table: collection, data_type: DATA_TYPES[f.dbType ?? ''] ?? f.dbType, default_value: f.defaultValue,
       max_length: f.maxLength, numeric_precision: f.numericPrecision, numeric_scale: f.numericScale,
-      is_generated: false, generation_expression: null, is_nullable: f.nullable, is_unique: f.unique,
+      is_generated: false, generation_expression: null, is_nullable: f.nullable, is_unique: f.unique, is_indexed: f.indexed ?? f.unique,
       is_primary_key: f.isPrimaryKey, has_auto_increment: f.autoIncrement,
       foreign_key_column: fk?.column ?? null, foreign_key_table: fk?.table ?? null, comment: null,
     };
