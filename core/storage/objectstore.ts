@@ -1,23 +1,51 @@
 /** The `objectstore` driver: objects in an S3-API bucket (AWS S3, MinIO, s3rver ...). Writes stream through
- * a multipart upload (never buffered whole) that is aborted on failure, so no partial object remains. */
-import { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, S3Client, type ServerSideEncryption } from '@aws-sdk/client-s3';
-import { Upload } from '@aws-sdk/lib-storage';
-import { Readable } from 'node:stream';
-import { NotFoundError } from '../errors.ts';
+ * a multipart upload (never buffered whole) that is aborted on failure, so no partial object remains.
+ *
+ * Credentials: `accessKey` + `secretKey` when the provider record has them; without them the AWS SDK's default chain
+ * (AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY, a shared profile, the ECS task role, the Lambda execution role, EC2
+ * instance metadata), as infra/ deploys it. The SDK (client-s3, lib-storage) is imported on the first operation, not
+ * with this module: a process that never touches an objectstore (a Lambda cold start) does not load it. */
+import type { S3Client, S3ClientConfig, ServerSideEncryption } from '@aws-sdk/client-s3';
+import type { Readable } from 'node:stream';
+import { NotFoundError, ServiceUnavailableError } from '../errors.ts';
 import type { ByteRange, StorageDriver, StoredObject } from './driver.ts';
 import { assertStorageKey } from './keys.ts';
 
 export interface ObjectstoreOptions {
   bucket: string;
   region: string;
-  accessKey: string;
-  secretKey: string;
+  /** With `secretKey`; both absent: the AWS default credential chain. */
+  accessKey?: string;
+  secretKey?: string;
   endpoint?: string;
   acl?: string;
   serverSideEncryption?: string;
   forcePathStyle?: boolean;
   /** Key prefix inside the bucket (several deployments in one bucket). */
   root?: string;
+}
+
+type S3Sdk = typeof import('@aws-sdk/client-s3');
+type Storage = typeof import('@aws-sdk/lib-storage');
+
+let sdk: Promise<{ s3: S3Sdk; storage: Storage }> | null = null;
+
+/** The SDK modules, imported once per process on first use. */
+function loadSdk(): Promise<{ s3: S3Sdk; storage: Storage }> {
+  sdk ??= Promise.all([import('@aws-sdk/client-s3'), import('@aws-sdk/lib-storage')]).then(([s3, storage]) => ({ s3, storage }));
+  sdk.catch(() => { sdk = null; });
+  return sdk;
+}
+
+/** What the default chain throws when it found nothing: said plainly, with what to set. */
+function credentialsMissing(err: unknown, bucket: string): unknown {
+  if ((err as { name?: string })?.name !== 'CredentialsProviderError') return err;
+  return new ServiceUnavailableError(
+    `The objectstore provider for bucket "${bucket}" has no credentials: set its accessKey and secretKey, or give the `
+    + 'process AWS credentials (AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, a shared profile, an ECS task role or a '
+    + 'Lambda execution role).',
+    (err as Error).message,
+  );
 }
 
 function isMissing(err: unknown): boolean {
@@ -34,19 +62,39 @@ function counted(data: Readable): { body: Readable; bytes: () => number } {
 
 export class ObjectstoreDriver implements StorageDriver {
   readonly driver = 'objectstore' as const;
-  readonly client: S3Client;
+  /** The S3 client settings of this provider (the tus S3 store builds its own client from them). Without
+   * `credentials` the SDK resolves them through its default chain. */
+  readonly clientConfig: S3ClientConfig;
   readonly #opts: ObjectstoreOptions;
   readonly #prefix: string;
+  #client: Promise<S3Client> | null = null;
 
   constructor(opts: ObjectstoreOptions) {
     this.#opts = opts;
     this.#prefix = opts.root ? `${opts.root.replace(/^\/+|\/+$/g, '')}/` : '';
-    this.client = new S3Client({
+    this.clientConfig = {
       region: opts.region,
-      credentials: { accessKeyId: opts.accessKey, secretAccessKey: opts.secretKey },
+      ...(opts.accessKey && opts.secretKey ? { credentials: { accessKeyId: opts.accessKey, secretAccessKey: opts.secretKey } } : {}),
       ...(opts.endpoint ? { endpoint: opts.endpoint } : {}),
       forcePathStyle: opts.forcePathStyle ?? false,
-    });
+    };
+  }
+
+  /** The provider's client, created on first use. */
+  client(): Promise<S3Client> {
+    this.#client ??= loadSdk().then(({ s3 }) => new s3.S3Client(this.clientConfig));
+    this.#client.catch(() => { this.#client = null; });
+    return this.#client;
+  }
+
+  /** Runs a call on the client with the SDK's commands at hand (both loaded on first use). */
+  async #run<T>(call: (client: S3Client, s3: S3Sdk) => Promise<T>): Promise<T> {
+    const [client, { s3 }] = await Promise.all([this.client(), loadSdk()]);
+    try {
+      return await call(client, s3);
+    } catch (err) {
+      throw credentialsMissing(err, this.#opts.bucket);
+    }
   }
 
   /** The object key in the bucket for a storage key. */
@@ -60,9 +108,9 @@ export class ObjectstoreDriver implements StorageDriver {
 
   async read(key: string, range?: ByteRange): Promise<Readable> {
     try {
-      const res = await this.client.send(new GetObjectCommand({
+      const res = await this.#run((client, s3) => client.send(new s3.GetObjectCommand({
         Bucket: this.#opts.bucket, Key: this.objectKey(key), ...(range ? { Range: `bytes=${range.start}-${range.end}` } : {}),
-      }));
+      })));
       return res.Body as Readable;
     } catch (err) {
       if (isMissing(err)) throw new NotFoundError();
@@ -71,9 +119,11 @@ export class ObjectstoreDriver implements StorageDriver {
   }
 
   async write(key: string, data: Readable, type?: string): Promise<number> {
+    const [client, { storage }] = await Promise.all([this.client(), loadSdk()]);
+    // Counting starts the flow of `data`: only once the upload is there to read it.
     const { body, bytes } = counted(data);
-    const upload = new Upload({
-      client: this.client,
+    const upload = new storage.Upload({
+      client,
       params: {
         Bucket: this.#opts.bucket,
         Key: this.objectKey(key),
@@ -92,14 +142,14 @@ export class ObjectstoreDriver implements StorageDriver {
       // A source stream that failed mid-way: make sure nothing half-written stays (single-part uploads are
       // atomic already; multipart ones are aborted by the Upload helper).
       await this.delete(key).catch(() => {});
-      throw err;
+      throw credentialsMissing(err, this.#opts.bucket);
     }
     return bytes();
   }
 
   async stat(key: string): Promise<StoredObject | null> {
     try {
-      const res = await this.client.send(new HeadObjectCommand({ Bucket: this.#opts.bucket, Key: this.objectKey(key) }));
+      const res = await this.#run((client, s3) => client.send(new s3.HeadObjectCommand({ Bucket: this.#opts.bucket, Key: this.objectKey(key) })));
       return { size: Number(res.ContentLength ?? 0), modified: res.LastModified ?? new Date(0) };
     } catch (err) {
       if (isMissing(err)) return null;
@@ -108,15 +158,15 @@ export class ObjectstoreDriver implements StorageDriver {
   }
 
   async delete(key: string): Promise<void> {
-    await this.client.send(new DeleteObjectCommand({ Bucket: this.#opts.bucket, Key: this.objectKey(key) }));
+    await this.#run((client, s3) => client.send(new s3.DeleteObjectCommand({ Bucket: this.#opts.bucket, Key: this.objectKey(key) })));
   }
 
   async *list(prefix: string): AsyncIterable<string> {
     let token: string | undefined;
     do {
-      const res = await this.client.send(new ListObjectsV2Command({
+      const res = await this.#run((client, s3) => client.send(new s3.ListObjectsV2Command({
         Bucket: this.#opts.bucket, Prefix: this.#prefix + prefix, ContinuationToken: token,
-      }));
+      })));
       for (const o of res.Contents ?? []) if (o.Key) yield o.Key.slice(this.#prefix.length);
       token = res.IsTruncated ? res.NextContinuationToken : undefined;
     } while (token);

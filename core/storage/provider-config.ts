@@ -50,12 +50,18 @@ export function validateProviderConfig(raw: unknown, defaultRoot: string): Provi
       if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new InvalidPayloadError('"value.endpoint" must be an http(s) URL.');
     }
     if (raw.forcePathStyle !== undefined && typeof raw.forcePathStyle !== 'boolean') throw new InvalidPayloadError('"value.forcePathStyle" must be a boolean.');
+    // Static keys, or none: then the AWS SDK's default credential chain (environment, ECS task role, Lambda
+    // execution role ...) signs the requests, as infra/ deploys it.
+    const accessKey = optionalString(raw, 'accessKey') || undefined;
+    const secretKey = optionalString(raw, 'secretKey') || undefined;
+    if ((accessKey === undefined) !== (secretKey === undefined)) {
+      throw new InvalidPayloadError('"value.accessKey" and "value.secretKey" go together: give both, or neither to use the AWS default credentials (environment, task or execution role).');
+    }
     return {
       driver,
       bucket: requiredString(raw, 'bucket'),
       region: requiredString(raw, 'region'),
-      accessKey: requiredString(raw, 'accessKey'),
-      secretKey: requiredString(raw, 'secretKey'),
+      ...(accessKey !== undefined ? { accessKey, secretKey } : {}),
       endpoint,
       acl: optionalString(raw, 'acl'),
       serverSideEncryption: optionalString(raw, 'serverSideEncryption'),

@@ -22,12 +22,11 @@ export interface PartLog {
 export class RecordedPartsS3Store extends S3Store {
   constructor(driver: ObjectstoreDriver, private readonly parts: PartLog, partSize: number) {
     super({ partSize, s3ClientConfig: { bucket: driver.bucket, region: 'us-east-1' } });
-    // The provider's own client settings (endpoint, region, credentials, path style). Checksums only where S3
+    // The provider's own client settings (endpoint, region, credentials or the default chain, path style). Checksums only where S3
     // requires them: parts and the tail object are streams of known size, and the SDK's default for streams
     // (aws-chunked bodies with checksum trailers) is not understood by every S3-compatible server.
-    const c = driver.client.config;
     this.client = new S3({
-      region: c.region, credentials: c.credentials, endpoint: c.endpoint, forcePathStyle: c.forcePathStyle,
+      ...driver.clientConfig,
       requestChecksumCalculation: 'WHEN_REQUIRED', responseChecksumValidation: 'WHEN_REQUIRED',
     });
   }

@@ -94,6 +94,40 @@ describe('storage providers', () => {
     await t.req('PATCH', `${base}/${id}`, { value: { secretKey: 'S3RVER', region: 'us-east-1' } });
   });
 
+  it('creates an objectstore provider without keys: the AWS default credential chain signs (here: the environment)', async () => {
+    const { accessKey: _a, secretKey: _s, ...keyless } = s3.config;
+    const res = await t.req('POST', base, { name: 'role', value: keyless });
+    expect(res.status).toBe(201);
+    expect(await storedValue('role')).toEqual(keyless);
+    expect((await t.req('GET', `${base}/role`)).body.data.value).toEqual(keyless);
+    const saved = { id: process.env.AWS_ACCESS_KEY_ID, secret: process.env.AWS_SECRET_ACCESS_KEY, imds: process.env.AWS_EC2_METADATA_DISABLED };
+    Object.assign(process.env, { AWS_ACCESS_KEY_ID: 'S3RVER', AWS_SECRET_ACCESS_KEY: 'S3RVER', AWS_EC2_METADATA_DISABLED: 'true' });
+    try {
+      const driver = (await t.services.storage.providers((await t.services.schema.get()).version)).get('role');
+      await driver.write('role.txt', Readable.from([Buffer.from('signed by the role')]));
+      const chunks: Buffer[] = [];
+      for await (const c of await driver.read('role.txt')) chunks.push(c as Buffer);
+      expect(Buffer.concat(chunks).toString()).toBe('signed by the role');
+      await driver.delete('role.txt');
+    } finally {
+      for (const [k, v] of [['AWS_ACCESS_KEY_ID', saved.id], ['AWS_SECRET_ACCESS_KEY', saved.secret], ['AWS_EC2_METADATA_DISABLED', saved.imds]] as const) {
+        if (v === undefined) delete process.env[k];
+        else process.env[k] = v;
+      }
+    }
+    // Keys can be added later, and removed again (null) to go back to the chain.
+    const { id } = (await t.req('GET', `${base}/role`)).body.data;
+    expect((await t.req('PATCH', `${base}/${id}`, { value: { accessKey: 'S3RVER', secretKey: 'S3RVER' } })).status).toBe(200);
+    expect((await t.req('GET', `${base}/role`)).body.data.value).toMatchObject({ accessKey: '********', secretKey: '********' });
+    expect((await t.req('PATCH', `${base}/${id}`, { value: { accessKey: null, secretKey: null } })).status).toBe(200);
+    expect(await storedValue('role')).toEqual(keyless);
+    // One without the other is refused.
+    const half = await t.req('PATCH', `${base}/${id}`, { value: { accessKey: 'S3RVER' } });
+    expect(half.status).toBe(400);
+    expect(half.body.errors[0].message).toContain('"value.accessKey" and "value.secretKey" go together');
+    expect((await t.req('DELETE', `${base}/${id}`)).status).toBe(204);
+  });
+
   it('creates local providers: root defaults to STORAGE_LOCAL_ROOT; traversal and relative roots refused', async () => {
     const res = await t.req('POST', base, { name: 'disk', value: { driver: 'local' } });
     expect(res.status).toBe(201);
@@ -114,6 +148,8 @@ describe('storage providers', () => {
     [{ name: 'x', value: { driver: 'objectstore', region: 'r', accessKey: 'a', secretKey: 's' } }, 'bucket'],
     [{ name: 'x', value: { driver: 'objectstore', bucket: 'b', region: 'r', accessKey: 'a', secretKey: 's', endpoint: 'ftp://h' } }, 'endpoint'],
     [{ name: 'x', value: { driver: 'objectstore', bucket: 'b', region: 'r', accessKey: 'a', secretKey: 's', forcePathStyle: 'yes' } }, 'forcePathStyle'],
+    [{ name: 'x', value: { driver: 'objectstore', bucket: 'b', region: 'r', accessKey: 'a' } }, 'secretKey'],
+    [{ name: 'x', value: { driver: 'objectstore', bucket: 'b', region: 'r', secretKey: 's' } }, 'accessKey'],
     [{ name: 'x', value: { driver: 'local', color: 'red' } }, 'color'],
     [{ name: 'x', value: { driver: 'local' }, extra: 1 }, 'extra'],
   ])('refuses %j with 400 naming %s', async (body, needle) => {
