@@ -8,9 +8,12 @@ const keyOf = (token: string) => `revoked-session:${createHash('sha256').update(
 
 export async function rememberRevoked(store: SharedStore, token: string, expires: Date): Promise<void> {
   const ttl = expires.getTime() - Date.now();
-  if (ttl > 0) await store.set(keyOf(token), '1', ttl);
+  // The session row is already gone, so the logout has taken effect: a store outage only costs the finer code.
+  if (ttl > 0) await store.set(keyOf(token), '1', ttl).catch(() => undefined);
 }
 
 export async function wasRevoked(store: SharedStore, token: string): Promise<boolean> {
-  return (await store.get(keyOf(token))) !== null;
+  // Only the error code depends on it (the token is refused either way): with the store unreachable the
+  // answer is 401 INVALID_TOKEN rather than a 503.
+  return (await store.get(keyOf(token)).catch(() => null)) !== null;
 }

@@ -6,12 +6,20 @@ import { loadSchemaOverview } from './load.ts';
 import type { SchemaOverview } from './types.ts';
 
 const VERSION_KEY = 'schema:version';
+/** While the shared store is unreachable a process cannot hear of other processes' changes (a suspended user, a
+ * revoked permission): its overview and the access caches keyed on the version are reloaded from the database
+ * this often, so what it missed takes effect within this bound. */
+const OFFLINE_RELOAD_MS = 5000;
 
 export class SchemaCache {
   #schema: SchemaOverview | null = null;
   #loading: Promise<SchemaOverview> | null = null;
   #checking: Promise<string> | null = null;
   #nextCheck: Promise<string> | null = null;
+  /** A change made while the store was unreachable, not yet announced to the other processes. */
+  #unannounced = false;
+  /** The store failed since the last successful read: reload once it answers (changes may have been missed). */
+  #missed = false;
 
   constructor(private readonly db: Executor, private readonly store: SharedStore) {}
 
@@ -26,17 +34,37 @@ export class SchemaCache {
 
   /** Call after a schema change has committed. */
   async invalidate(): Promise<SchemaOverview> {
-    const version = String(await this.store.incr(VERSION_KEY));
+    let version: string;
+    try {
+      version = String(await this.store.incr(VERSION_KEY));
+    } catch {
+      // The change has committed: this process reloads now and announces it when the store answers again.
+      this.#unannounced = true;
+      this.#missed = true;
+      version = `offline-change-${Date.now()}`;
+    }
     return this.#reload(version);
   }
 
-  /** When the shared store cannot be reached the process keeps serving the overview it has (or loads one),
-   * rather than failing every request; it catches up with the version once the store answers again. */
+  /** When the shared store cannot be reached the process keeps serving, on an overview reloaded from the
+   * database at most OFFLINE_RELOAD_MS old; it catches up with the version (and announces its own changes) once
+   * the store answers again. */
   async #readVersion(): Promise<string> {
     try {
-      return (await this.store.get(VERSION_KEY)) ?? '0';
+      if (this.#unannounced) {
+        await this.store.incr(VERSION_KEY);
+        this.#unannounced = false;
+      }
+      const version = (await this.store.get(VERSION_KEY)) ?? '0';
+      if (this.#missed) {
+        // The version may equal the one from before the outage although a change was made meanwhile: reload.
+        this.#missed = false;
+        this.#schema = null;
+      }
+      return version;
     } catch {
-      return this.#schema?.version ?? 'store-unavailable';
+      this.#missed = true;
+      return `offline-${Math.floor(Date.now() / OFFLINE_RELOAD_MS)}`;
     }
   }
 

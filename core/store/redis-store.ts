@@ -1,6 +1,16 @@
 import { Redis } from 'ioredis';
+import { ServiceUnavailableError } from '../errors.ts';
 import type { SharedStore } from './shared-store.ts';
 
+/** A command that failed because Redis is unreachable is the service being unavailable (503), not a fault of the
+ * request (500). Callers that can do without the store catch it and fall back. */
+async function unavailableOnFailure<T>(command: Promise<T>): Promise<T> {
+  try {
+    return await command;
+  } catch (err) {
+    throw new ServiceUnavailableError('Shared store unavailable, try again.', err instanceof Error ? err.message : String(err));
+  }
+}
 
 export class RedisStore implements SharedStore {
   readonly kind = 'redis' as const;
@@ -14,8 +24,11 @@ export class RedisStore implements SharedStore {
     // No offline queue: while disconnected, commands fail at once and callers fall back (schema cache keeps
     // its overview, rate limits use their in-memory insurance) instead of hanging on reconnect attempts.
     // Named after the prefix, so an operator (or a test) can tell this deployment's connections apart.
+    // commandTimeout: a Redis that accepts connections but stops answering (hung, partitioned) fails commands
+    // after a second instead of holding every request.
     this.client = new Redis(url, {
-      maxRetriesPerRequest: 1, enableOfflineQueue: false, connectTimeout: 2000, connectionName: this.#prefix.slice(0, -1),
+      maxRetriesPerRequest: 1, enableOfflineQueue: false, connectTimeout: 2000, commandTimeout: 1000,
+      connectionName: this.#prefix.slice(0, -1),
     });
     // Connection errors surface on the commands that fail; the client keeps reconnecting.
     this.client.on('error', () => {});
@@ -33,25 +46,25 @@ export class RedisStore implements SharedStore {
   }
 
   async get(key: string): Promise<string | null> {
-    return this.client.get(this.#prefix + key);
+    return unavailableOnFailure(this.client.get(this.#prefix + key));
   }
 
   async set(key: string, value: string, ttlMs?: number): Promise<void> {
-    if (ttlMs) await this.client.set(this.#prefix + key, value, 'PX', ttlMs);
-    else await this.client.set(this.#prefix + key, value);
+    if (ttlMs) await unavailableOnFailure(this.client.set(this.#prefix + key, value, 'PX', ttlMs));
+    else await unavailableOnFailure(this.client.set(this.#prefix + key, value));
   }
 
   async incr(key: string, ttlMs?: number): Promise<number> {
-    if (!ttlMs) return this.client.incr(this.#prefix + key);
+    if (!ttlMs) return unavailableOnFailure(this.client.incr(this.#prefix + key));
     // One round trip, atomic: the expiry is set only when the counter has none yet (a new counter).
-    const res = await this.client.multi().incr(this.#prefix + key).pexpire(this.#prefix + key, ttlMs, 'NX').exec();
+    const res = await unavailableOnFailure(this.client.multi().incr(this.#prefix + key).pexpire(this.#prefix + key, ttlMs, 'NX').exec());
     const [err, value] = res?.[0] ?? [new Error('redis transaction failed'), null];
-    if (err) throw err;
+    if (err) throw new ServiceUnavailableError('Shared store unavailable, try again.', err.message);
     return Number(value);
   }
 
   async del(key: string): Promise<void> {
-    await this.client.del(this.#prefix + key);
+    await unavailableOnFailure(this.client.del(this.#prefix + key));
   }
 
   async close(): Promise<void> {
