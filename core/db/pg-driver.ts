@@ -8,6 +8,7 @@ import {
 } from 'kysely';
 import { connectionLostError, isConnectionLoss } from './connection-loss.ts';
 import { SqlTransactions } from './sql-transactions.ts';
+import { noteStatement } from './statement-observers.ts';
 
 export const PREPARE_MARK = '/*p*/';
 const MAX_NAMED = 2000;
@@ -33,6 +34,7 @@ class PgConnection implements DatabaseConnection {
   constructor(readonly client: pg.PoolClient) {}
 
   async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
+    noteStatement(query.sql);
     const name = statementName(query.sql);
     let res: pg.QueryResult<R & pg.QueryResultRow>;
     try {

@@ -7,11 +7,13 @@ import {
 } from 'kysely';
 import { Mutex } from './mutex.ts';
 import { SqlTransactions } from './sql-transactions.ts';
+import { noteStatement } from './statement-observers.ts';
 
 class PgliteConnection implements DatabaseConnection {
   constructor(private readonly pg: PGlite) {}
 
   async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
+    noteStatement(query.sql);
     // Parameterless text (migrations, DDL) may hold several statements: run it on the simple protocol.
     const res = query.parameters.length === 0
       ? (await this.pg.exec(query.sql)).at(-1) ?? { rows: [] as R[], affectedRows: 0 }

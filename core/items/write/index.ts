@@ -8,11 +8,12 @@ import type { Query } from '../../query/types.ts';
 import type { CollectionOverview } from '../../schema/types.ts';
 import { selectKeys } from '../select-keys.ts';
 import { batchLimitError, runWrite, validation, writableCollection } from './context.ts';
-import { createOne, insertPrepared, insertSql, validateCreate } from './create.ts';
+import { insertBatch, updateBatchFlat } from './batch.ts';
+import { insertPrepared, insertSql, validateCreate } from './create.ts';
 import { deleteMany } from './delete.ts';
 import { isFlat, writeWithActivity } from './fast.ts';
 import { keyArrayCast, keyOf, parseKey, parseKeyList, primaryField, unique } from './keys.ts';
-import { isPlainObject } from './payload.ts';
+import { isPlainObject, type PreparedPayload } from './payload.ts';
 import { upsertSingletonRow } from './singleton.ts';
 import type { PrimaryKey, WriteOptions } from './types.ts';
 import { emitItems, filterItems } from './events.ts';
@@ -44,9 +45,13 @@ export async function createItems(ctx: ServiceContext, collection: string, paylo
   const v = await validation(ctx, collection, 'create');
   const filtered: unknown[] = [];
   for (const item of items) filtered.push(await filterItems(ctx, 'create', collection, item));
+  // Every item is checked before anything is written; flat items then go in one multi-row insert.
+  const prepared: PreparedPayload[] = [];
+  for (const item of filtered) prepared.push(await validateCreate(v, c, item));
   const keys = await runWrite(ctx, v, opts, async (w) => {
+    if (prepared.every(isFlat)) return insertBatch(w, c, prepared);
     const out: PrimaryKey[] = [];
-    for (const item of filtered) out.push(await createOne(w, c, item, 0));
+    for (const item of prepared) out.push(await insertPrepared(w, c, item, 0));
     return out;
   });
   keys.forEach((key, i) => emitItems(ctx, 'create', collection, [key], filtered[i]));
@@ -95,7 +100,19 @@ export async function updateBatch(ctx: ServiceContext, collection: string, items
   });
   const v = await validation(ctx, collection, 'update');
   for (const entry of work) entry.data = await filterItems(ctx, 'update', collection, entry.data, { keys: [entry.key] });
+  // Distinct keys with flat payloads: checked up front, then one UPDATE per set of columns.
+  let checked: { key: PrimaryKey; prepared: PreparedPayload }[] | null = null;
+  if (unique(work.map((e) => e.key)).length === work.length) {
+    checked = [];
+    for (const { key, data } of work) checked.push({ key, prepared: await validateUpdate(v, c, [key], data) });
+  }
   const keys = await runWrite(ctx, v, opts, async (w) => {
+    if (checked?.every((f) => isFlat(f.prepared))) return updateBatchFlat(w, c, checked);
+    if (checked) {
+      const out: PrimaryKey[] = [];
+      for (const { key, prepared } of checked) out.push(...await updatePrepared(w, c, [key], prepared, 0));
+      return out;
+    }
     const out: PrimaryKey[] = [];
     for (const { key, data } of work) out.push(...await updateMany(w, c, [key], data, 0));
     return out;

@@ -1,0 +1,102 @@
+/** Batch writes of flat items (no nested relational payload) in a constant number of statements: a batch
+ * create is one multi-row INSERT (DEFAULT where an item leaves a column out), a batch update one UPDATE per
+ * distinct set of columns, joined to the items' values; activity and revisions go in the one flush of
+ * runWrite. Items carrying nested writes take the per-item path. */
+import { ident, run } from '../../db/database.ts';
+import { ForbiddenError } from '../../errors.ts';
+import type { CollectionOverview } from '../../schema/types.ts';
+import { track } from './context.ts';
+import { insertSql } from './create.ts';
+import { keyArrayCast, primaryField } from './keys.ts';
+import type { PreparedPayload } from './payload.ts';
+import { keyFromRow, returning, snapshotSql, type WrittenRow } from './sql.ts';
+import type { Payload, PrimaryKey, WriteContext } from './types.ts';
+
+/** Bound parameters per statement stay well below Postgres' 65535. */
+const MAX_PARAMS = 30_000;
+
+function chunks<T>(list: T[], size: number): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < list.length; i += size) out.push(list.slice(i, i + size));
+  return out;
+}
+
+/** Inserts the rows of flat prepared payloads; keys in payload order. */
+export async function insertBatch(w: WriteContext, collection: CollectionOverview, prepared: PreparedPayload[]): Promise<PrimaryKey[]> {
+  track(w, prepared.length);
+  // insertSql draws a uuid key for an item without one (the same rule as a single create).
+  for (const p of prepared) insertSql(collection, p.columns);
+  const names = [...new Set(prepared.flatMap((p) => Object.keys(p.columns)))];
+  if (names.length === 0) names.push(primaryField(collection).field);
+  const keys: PrimaryKey[] = [];
+  for (const part of chunks(prepared, Math.max(1, Math.floor(MAX_PARAMS / names.length)))) {
+    const params: unknown[] = [];
+    const tuples = part.map((p) => `(${names.map((n) => {
+      if (!Object.hasOwn(p.columns, n)) return 'default';
+      params.push(p.columns[n]);
+      return `$${params.length}`;
+    }).join(', ')})`);
+    // RETURNING yields the rows in the order of the VALUES list.
+    const rows = await run<WrittenRow>(w.trx,
+      `insert into ${ident(collection.collection)} as _row (${names.map(ident).join(', ')}) values ${tuples.join(', ')} ${returning(collection)}`, params);
+    rows.forEach((row, i) => {
+      const key = keyFromRow(row.pk);
+      keys.push(key);
+      w.activity.record(collection, 'create', [{ key, snapshot: row.snap ?? null }], part[i].columns, w.activity.mark());
+    });
+  }
+  return keys;
+}
+
+/** The items of one group as the JSON array json_populate_recordset reads: every value as JSON (json columns hold
+ * JSON text already, spliced in as is), so Postgres converts each with the input function of its column's type. */
+function recordsetJson(collection: CollectionOverview, pkField: string, names: string[], group: { key: PrimaryKey; columns: Payload }[]): string {
+  const json = names.map((n) => collection.fields[n]?.type === 'json');
+  return `[${group.map((g) => `{${[`${JSON.stringify(pkField)}:${JSON.stringify(g.key)}`, ...names.map((n, i) => {
+    const v = g.columns[n];
+    return `${JSON.stringify(n)}:${v === null || v === undefined ? 'null' : json[i] && typeof v === 'string' ? v : JSON.stringify(v)}`;
+  })].join(',')}}`).join(',')}]`;
+}
+
+/** Updates flat items, each with its own key and columns; FORBIDDEN when a key has no row. Keys are unique. */
+export async function updateBatchFlat(
+  w: WriteContext, collection: CollectionOverview, items: { key: PrimaryKey; prepared: PreparedPayload }[],
+): Promise<PrimaryKey[]> {
+  track(w, items.length);
+  const pk = primaryField(collection);
+  const table = ident(collection.collection);
+  const snapshots = new Map<string, string | null>();
+  const groups = new Map<string, { key: PrimaryKey; columns: Payload }[]>();
+  const unchanged: PrimaryKey[] = [];
+  for (const { key, prepared } of items) {
+    const names = Object.keys(prepared.columns).filter((n) => n !== pk.field).sort();
+    if (names.length === 0) {
+      unchanged.push(key);
+      continue;
+    }
+    const id = JSON.stringify(names);
+    let group = groups.get(id);
+    if (!group) groups.set(id, group = []);
+    group.push({ key, columns: prepared.columns });
+  }
+  const keep = (rows: WrittenRow[]) => { for (const row of rows) snapshots.set(String(keyFromRow(row.pk)), row.snap ?? null); };
+  for (const [id, group] of groups) {
+    const names = JSON.parse(id) as string[];
+    // One statement per set of columns: the items' values typed by the table's own row type.
+    const rows = await run<WrittenRow>(w.trx, `update ${table} as _row set ${names.map((n) => `${ident(n)} = _v.${ident(n)}`).join(', ')}
+      from json_populate_recordset(null::${table}, $1::json) as _v
+      where _row.${ident(pk.field)} = _v.${ident(pk.field)} ${returning(collection)}`, [recordsetJson(collection, pk.field, names, group)]);
+    if (rows.length !== group.length) throw new ForbiddenError();
+    keep(rows);
+  }
+  if (unchanged.length) {
+    const rows = await run<WrittenRow>(w.trx, `select _row.${ident(pk.field)} as pk${collection.accountability === 'all' ? `, ${snapshotSql(collection, '_row')}::text as snap` : ''}
+      from ${table} as _row where _row.${ident(pk.field)} = any($1${keyArrayCast(pk)}) for update`, [unchanged]);
+    if (rows.length !== unchanged.length) throw new ForbiddenError();
+    keep(rows);
+  }
+  for (const { key, prepared } of items) {
+    w.activity.record(collection, 'update', [{ key, snapshot: snapshots.get(String(key)) ?? null }], prepared.columns, w.activity.mark());
+  }
+  return items.map((i) => i.key);
+}
