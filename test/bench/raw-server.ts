@@ -48,6 +48,16 @@ export const SQL = {
     name: 'bench_insert',
     text: `insert into posts (title, body, status, views, published_on, author) values ($1, $2, $3, $4, $5, $6) returning id`,
   },
+  /** A batch as one multi-row insert: one array per column, keys returned in payload order. */
+  insertBatch: {
+    name: 'bench_insert_batch',
+    text: `insert into posts (title, body, status, views, published_on, author)
+      select * from unnest($1::text[], $2::text[], $3::text[], $4::int4[], $5::timestamptz[], $6::int4[]) returning id`,
+  },
+  update: {
+    name: 'bench_update',
+    text: 'update posts set title = $1, views = $2 where id = $3 returning id',
+  },
 } as const;
 
 function likePattern(q: string): string {
@@ -103,11 +113,28 @@ app.get('/items/authors', async (c) => {
 });
 
 app.post('/items/posts', async (c) => {
-  const body = await c.req.json<Record<string, unknown>>();
+  const body = await c.req.json<Record<string, unknown> | Record<string, unknown>[]>();
+  if (Array.isArray(body)) {
+    const column = (name: string) => body.map((item) => item[name] ?? null);
+    const { rows } = await pool.query({
+      ...SQL.insertBatch,
+      values: [column('title'), column('body'), column('status'), column('views'), column('published_on'), column('author')],
+    });
+    return c.json({ data: rows.map((r: { id: number }) => r.id) });
+  }
   const { rows } = await pool.query({
     ...SQL.insert,
     values: [body.title ?? null, body.body ?? null, body.status ?? null, body.views ?? null, body.published_on ?? null, body.author ?? null],
   });
+  return c.json({ data: rows[0].id });
+});
+
+app.patch('/items/posts/:id', async (c) => {
+  const id = Number(c.req.param('id'));
+  if (!Number.isInteger(id)) return c.json({ errors: [{ message: 'Bad id', extensions: { code: 'INVALID_PAYLOAD' } }] }, 400);
+  const body = await c.req.json<Record<string, unknown>>();
+  const { rows } = await pool.query({ ...SQL.update, values: [body.title ?? null, body.views ?? null, id] });
+  if (rows.length === 0) return c.json({ errors: [{ message: 'Not found', extensions: { code: 'FORBIDDEN' } }] }, 403);
   return c.json({ data: rows[0].id });
 });
 

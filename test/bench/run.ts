@@ -17,9 +17,15 @@
  * Rows n and o (notifications sent/s by 1 and 2 notify worker processes vs as many nodemailer processes, test/bench/notify.ts) run on
  * their own database with a local smtp-server: `BENCH_SCENARIOS=n,o npm run bench`; BENCH_NOTIFY_MESSAGES (2000).
  *
- * Other knobs: BENCH_RATE_LIMITER=1 (limiter on, limits too high to trip), BENCH_SCENARIOS=a,b,f (subset), BENCH_KEEP_DB=1 (keep svc_bench), BENCH_INDEXES=0 (see below). */
+ * Rows: b and q are the same filter + sort list, b before the extra indexes exist, q after; t, u, v repeat a, c, f
+ * at 50 connections (p99 under load); r is a batch create of 100 posts, s an update of one; writes run last.
+ * The table also reports the RSS of both server processes (idle after start, idle after the run, peak).
+ *
+ * Other knobs: BENCH_DURATION / BENCH_WARMUP (seconds per scenario and server), BENCH_POSTS, BENCH_DB_NAME
+ * (default svc_bench) and BENCH_PORT (service port, raw = +1; default 8061) to run beside another bench,
+ * BENCH_RATE_LIMITER=1 (limiter on, limits too high to trip), BENCH_SCENARIOS=a,b,f (subset), BENCH_KEEP_DB=1 (keep svc_bench), BENCH_INDEXES=0 (see below). */
 import { randomBytes } from 'node:crypto';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -47,9 +53,9 @@ function envInt(name: string, fallback: number): number {
 
 const settings = {
   adminUrl: process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres',
-  database: 'svc_bench',
-  servicePort: 8061,
-  rawPort: 8062,
+  database: process.env.BENCH_DB_NAME ?? 'svc_bench',
+  servicePort: envInt('BENCH_PORT', 8061),
+  rawPort: envInt('BENCH_PORT', 8061) + 1,
   duration: envInt('BENCH_DURATION', 10),
   warmup: envInt('BENCH_WARMUP', 2),
   connections: envInt('BENCH_CONNECTIONS', 10),
@@ -177,13 +183,6 @@ async function seed(api: ReturnType<typeof apiClient>): Promise<ScenarioContext>
   }
   log(`seeded ${authorIds.length} authors and ${postIds.length} posts through the API in ${((Date.now() - started) / 1000).toFixed(1)} s`);
 
-  if (settings.indexes) {
-    // Not data: plain indexes the REST API has no endpoint for, so that scenarios (b) and (c) measure the
-    // request path rather than a sequential scan. Both servers read the same tables, so both benefit.
-    await benchQuery('create index bench_posts_status_published_on on posts (status, published_on desc)');
-    await benchQuery('create index bench_posts_author on posts (author)');
-    log('created indexes posts(status, published_on desc), posts(author) (BENCH_INDEXES=0 skips them)');
-  }
   await benchQuery('vacuum analyze authors');
   await benchQuery('vacuum analyze posts');
   // Seeding through the API also wrote an activity and a revision row per item: settle those tables too, so
@@ -191,6 +190,28 @@ async function seed(api: ReturnType<typeof apiClient>): Promise<ScenarioContext>
   await benchQuery('vacuum analyze svc_activity');
   await benchQuery('vacuum analyze svc_revisions');
   return { postIds, authorIds, totalPosts: postIds.length };
+}
+
+/** Plain indexes the REST API has no endpoint for, created between the `plain` and the `indexed` scenarios, so
+ * the indexed rows measure the request path rather than a sequential scan. Both servers read the same tables, so
+ * both benefit. */
+async function createIndexes(): Promise<void> {
+  await benchQuery('create index bench_posts_status_published_on on posts (status, published_on desc)');
+  await benchQuery('create index bench_posts_author on posts (author)');
+  await benchQuery('analyze posts');
+  log('created indexes posts(status, published_on desc), posts(author) (BENCH_INDEXES=0 skips them)');
+}
+
+/** Resident set size and its peak (VmHWM) of a process, in MiB, from /proc (null where there is none). */
+function memoryOf(pid: number | undefined): { rssMb: number; peakMb: number } | null {
+  if (pid === undefined) return null;
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const kb = (key: string) => Number(new RegExp(`^${key}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN);
+    return { rssMb: Math.round(kb('VmRSS') / 1024), peakMb: Math.round(kb('VmHWM') / 1024) };
+  } catch {
+    return null;
+  }
 }
 
 interface Target { name: 'service' | 'raw'; baseUrl: string; headers: Record<string, string> }
@@ -237,7 +258,7 @@ interface Measurement {
 async function measure(scenario: Scenario, target: Target, ctx: ScenarioContext): Promise<Measurement> {
   const run = (duration: number) => autocannon({
     url: target.baseUrl,
-    connections: settings.connections,
+    connections: scenario.connections ?? settings.connections,
     duration,
     requests: scenario.requests(ctx, target.headers),
   });
@@ -254,17 +275,31 @@ async function measure(scenario: Scenario, target: Target, ctx: ScenarioContext)
   };
 }
 
-interface Row { key: string; name: string; service: Measurement; raw: Measurement; ratio: number; contentNote: string | null }
+interface Row { key: string; name: string; connections: number; service: Measurement; raw: Measurement; ratio: number; contentNote: string | null }
 
 function renderTable(rows: Row[]): string {
   const lines = [
-    '| scenario | service req/s | service p99 ms | raw req/s | raw p99 ms | ratio (service/raw) |',
-    '|---|---:|---:|---:|---:|---:|',
+    '| scenario | conns | service req/s | service p99 ms | raw req/s | raw p99 ms | ratio (service/raw) |',
+    '|---|---:|---:|---:|---:|---:|---:|',
   ];
   for (const r of rows) {
-    lines.push(`| (${r.key}) ${r.name} | ${fmt(r.service.requestsPerSec)} | ${fmt(r.service.p99Ms)} | ${fmt(r.raw.requestsPerSec)} | ${fmt(r.raw.p99Ms)} | ${fmt(r.ratio, 2)} |`);
+    lines.push(`| (${r.key}) ${r.name} | ${r.connections} | ${fmt(r.service.requestsPerSec)} | ${fmt(r.service.p99Ms)} | ${fmt(r.raw.requestsPerSec)} | ${fmt(r.raw.p99Ms)} | ${fmt(r.ratio, 2)} |`);
   }
   return lines.join('\n');
+}
+
+interface MemoryReport { idleAtStart: ReturnType<typeof memoryOf>; idleAtEnd: ReturnType<typeof memoryOf> }
+
+function renderMemory(memory: Record<'service' | 'raw', MemoryReport>): string {
+  const cell = (m: ReturnType<typeof memoryOf>, key: 'rssMb' | 'peakMb') => (m ? `${m[key]}` : 'n/a');
+  return [
+    '| process | RSS idle after start MiB | RSS idle after the run MiB | RSS peak MiB |',
+    '|---|---:|---:|---:|',
+    ...(['service', 'raw'] as const).map((who) => {
+      const m = memory[who];
+      return `| ${who} | ${cell(m.idleAtStart, 'rssMb')} | ${cell(m.idleAtEnd, 'rssMb')} | ${cell(m.idleAtEnd, 'peakMb')} |`;
+    }),
+  ].join('\n');
 }
 
 function renderNotes(rows: Row[], meta: Record<string, unknown>): string {
@@ -278,7 +313,8 @@ function renderNotes(rows: Row[], meta: Record<string, unknown>): string {
   return [
     `Run ${meta.date}: ${meta.posts} posts, ${meta.authors} authors; ${meta.connections} connections, ${meta.warmup} s warm-up + ${meta.duration} s per scenario and server, one at a time.`,
     `Machine: ${meta.cpu} x ${meta.cores}, ${meta.memoryGb} GiB, Node ${meta.node}; autocannon, the server under test and Postgres share these cores (1-min load average ${meta.loadAverageAtStart} before, ${meta.loadAverageAtEnd} after).`,
-    `Service auth: ${meta.auth}. Indexes added outside the API: ${meta.indexes ? 'posts(status, published_on desc), posts(author)' : 'none'}.`,
+    `Service auth: ${meta.auth}. Indexes added outside the API: ${meta.indexes ? 'posts(status, published_on desc), posts(author), created after the rows marked "no extra index" and before the others' : 'none (BENCH_INDEXES=0)'}. Writes run last (they grow posts).`,
+    'Both servers are DATABASE_URL (Postgres) processes started with `node --import tsx`; RSS is read from /proc (VmRSS, peak VmHWM).',
     ...(notes.length ? ['', 'Anomalies:', ...notes] : []),
   ].join('\n');
 }
@@ -309,7 +345,7 @@ async function main() {
 
 async function mainItems() {
   const scenarios = settings.only.length ? SCENARIOS.filter((s) => settings.only.includes(s.key)) : SCENARIOS;
-  if (scenarios.length === 0) throw new Error(`BENCH_SCENARIOS=${settings.only.join(',')} selects no scenario (a..f, p)`);
+  if (scenarios.length === 0) throw new Error(`BENCH_SCENARIOS=${settings.only.join(',')} selects no scenario (a..f, p..v)`);
   const started: ServerProcess[] = [];
   const cleanup = async () => {
     for (const p of started.splice(0)) await p.stop().catch(() => undefined);
@@ -352,6 +388,7 @@ async function mainItems() {
       },
     });
     started.push(service);
+    const serviceIdle = memoryOf(service.child.pid);
     const auth = await adminToken(service.baseUrl);
     log(`service token via ${auth.via}`);
     const ctx = await seed(apiClient(service.baseUrl, auth.token));
@@ -365,28 +402,45 @@ async function mainItems() {
       env: { DATABASE_URL: benchUrl, DB_POOL_MAX: String(settings.poolMax) },
     });
     started.push(raw);
+    const rawIdle = memoryOf(raw.child.pid);
 
     const targets: Target[] = [
       { name: 'service', baseUrl: service.baseUrl, headers: { authorization: `Bearer ${auth.token}` } },
       { name: 'raw', baseUrl: raw.baseUrl, headers: {} },
     ];
     const contentNotes = new Map<string, string>();
-    for (const scenario of scenarios) {
-      const note = await preflight(scenario, targets, ctx);
-      if (note) {
-        contentNotes.set(scenario.key, note);
-        console.warn(`[bench] WARNING: ${note}`);
+    const rows: Row[] = [];
+    let indexed = false;
+    for (const phase of ['plain', 'indexed', 'write'] as const) {
+      const inPhase = scenarios.filter((x) => x.phase === phase);
+      if (inPhase.length === 0) continue;
+      if (phase !== 'plain' && settings.indexes && !indexed) {
+        await createIndexes();
+        indexed = true;
+      }
+      for (const scenario of inPhase) {
+        const note = await preflight(scenario, targets, ctx);
+        if (note) {
+          contentNotes.set(scenario.key, note);
+          console.warn(`[bench] WARNING: ${note}`);
+        }
+      }
+      log(`pre-flight passed for ${inPhase.map((x) => x.key).join(', ')}`);
+      for (const scenario of inPhase) {
+        const [s, r] = [await measure(scenario, targets[0], ctx), await measure(scenario, targets[1], ctx)];
+        const row: Row = {
+          key: scenario.key, name: scenario.name, connections: scenario.connections ?? settings.connections, service: s, raw: r,
+          ratio: r.requestsPerSec ? s.requestsPerSec / r.requestsPerSec : 0, contentNote: contentNotes.get(scenario.key) ?? null,
+        };
+        rows.push(row);
+        log(`(${row.key}) ${row.name}: service ${fmt(s.requestsPerSec)} req/s p99 ${s.p99Ms} ms | raw ${fmt(r.requestsPerSec)} req/s p99 ${r.p99Ms} ms | ratio ${fmt(row.ratio, 2)}`);
       }
     }
-    log(`pre-flight passed for ${scenarios.map((s) => s.key).join(', ')}`);
-
-    const rows: Row[] = [];
-    for (const scenario of scenarios) {
-      const [s, r] = [await measure(scenario, targets[0], ctx), await measure(scenario, targets[1], ctx)];
-      const row: Row = { key: scenario.key, name: scenario.name, service: s, raw: r, ratio: r.requestsPerSec ? s.requestsPerSec / r.requestsPerSec : 0, contentNote: contentNotes.get(scenario.key) ?? null };
-      rows.push(row);
-      log(`(${row.key}) ${row.name}: service ${fmt(s.requestsPerSec)} req/s p99 ${s.p99Ms} ms | raw ${fmt(r.requestsPerSec)} req/s p99 ${r.p99Ms} ms | ratio ${fmt(row.ratio, 2)}`);
-    }
+    await new Promise((resolve) => setTimeout(resolve, 2000));
+    const memory = {
+      service: { idleAtStart: serviceIdle, idleAtEnd: memoryOf(service.child.pid) },
+      raw: { idleAtStart: rawIdle, idleAtEnd: memoryOf(raw.child.pid) },
+    };
 
     const meta = {
       date: new Date().toISOString(),
@@ -406,10 +460,11 @@ async function mainItems() {
       loadAverageAtEnd: Number(loadavg()[0].toFixed(2)),
     };
     const table = renderTable(rows);
+    const memoryTable = renderMemory(memory);
     const notes = renderNotes(rows, meta);
-    console.log(`\n${table}\n\n${notes}\n`);
-    writeFileSync(join(here, 'results.md'), `# Benchmark results\n\nGenerated by \`npm run bench\` (test/bench/run.ts); do not edit by hand.\n\n${table}\n\n${notes}\n`);
-    writeFileSync(join(here, 'results.json'), JSON.stringify({ meta, scenarios: rows }, null, 2) + '\n');
+    console.log(`\n${table}\n\n${memoryTable}\n\n${notes}\n`);
+    writeFileSync(join(here, 'results.md'), `# Benchmark results\n\nGenerated by \`npm run bench\` (test/bench/run.ts); do not edit by hand.\n\n${table}\n\n${memoryTable}\n\n${notes}\n`);
+    writeFileSync(join(here, 'results.json'), JSON.stringify({ meta, scenarios: rows, memory }, null, 2) + '\n');
     log('wrote test/bench/results.md and test/bench/results.json');
   } catch (err) {
     for (const p of started) console.error(`[bench] last lines of the ${p.name} log (${p.logFile}):\n${logTail(p.logFile, 20)}`);

@@ -8,10 +8,17 @@ export interface ScenarioContext {
   totalPosts: number;
 }
 
+/** When a scenario runs: `plain` before the extra indexes exist, `indexed` after they are created, `write` last
+ * (writes grow the tables the reads scan, so they come after every read). */
+export type Phase = 'plain' | 'indexed' | 'write';
+
 export interface Scenario {
   key: string;
   name: string;
-  method: 'GET' | 'POST';
+  method: 'GET' | 'POST' | 'PATCH';
+  phase: Phase;
+  /** autocannon connections; default BENCH_CONNECTIONS. */
+  connections?: number;
   /** The request used for the pre-flight check (and the fixed part of the load). */
   path: (ctx: ScenarioContext) => string;
   body?: (ctx: ScenarioContext) => string;
@@ -55,6 +62,7 @@ const COUNT_SORT = '/items/authors?fields=id,name,count(posts)&sort=-count(posts
 export const SCENARIOS: Scenario[] = [
   {
     key: 'a',
+    phase: 'indexed',
     name: 'get by pk',
     method: 'GET',
     path: (ctx) => `/items/posts/${ctx.postIds[Math.floor(ctx.postIds.length / 2)]}`,
@@ -75,7 +83,8 @@ export const SCENARIOS: Scenario[] = [
   },
   {
     key: 'b',
-    name: 'list: filter + sort + limit 25',
+    phase: 'plain',
+    name: 'list: filter + sort + limit 25, no extra index',
     method: 'GET',
     path: () => LIST_FILTERED,
     requests: (_ctx, headers) => [{ method: 'GET', path: LIST_FILTERED, headers }],
@@ -91,6 +100,7 @@ export const SCENARIOS: Scenario[] = [
   },
   {
     key: 'c',
+    phase: 'indexed',
     name: 'list: M2O fields author.name, limit 25',
     method: 'GET',
     path: () => LIST_M2O,
@@ -111,6 +121,7 @@ export const SCENARIOS: Scenario[] = [
   },
   {
     key: 'd',
+    phase: 'indexed',
     name: 'aggregate: count(*) group by status',
     method: 'GET',
     path: () => AGGREGATE,
@@ -136,6 +147,7 @@ export const SCENARIOS: Scenario[] = [
   },
   {
     key: 'e',
+    phase: 'plain',
     name: `search "${SEARCH_WORD}", limit 25`,
     method: 'GET',
     path: () => SEARCH,
@@ -154,6 +166,7 @@ export const SCENARIOS: Scenario[] = [
   },
   {
     key: 'p',
+    phase: 'indexed',
     name: 'authors sorted by count(posts), limit 25',
     method: 'GET',
     path: () => COUNT_SORT,
@@ -170,6 +183,7 @@ export const SCENARIOS: Scenario[] = [
   },
   {
     key: 'f',
+    phase: 'write',
     name: 'create one post',
     method: 'POST',
     path: () => '/items/posts',
@@ -186,6 +200,81 @@ export const SCENARIOS: Scenario[] = [
     comparable: false,
   },
 ];
+
+function variant(key: string, overrides: Partial<Scenario> & { key: string; name: string }): Scenario {
+  const base = SCENARIOS.find((x) => x.key === key);
+  if (!base) throw new Error(`no scenario ${key}`);
+  return { ...base, ...overrides };
+}
+
+/** A fixed batch of BATCH_SIZE posts (the same for both servers). */
+export const BATCH_SIZE = 100;
+
+function batchBody(ctx: ScenarioContext): string {
+  const rng = mulberry32(777);
+  return JSON.stringify(Array.from({ length: BATCH_SIZE }, (_, i) => {
+    const post = makePost(rng, ctx.authorIds);
+    return { ...post, title: `Benchmark batch ${i} ${post.title}` };
+  }));
+}
+
+function updateBody(rng: () => number): string {
+  return JSON.stringify({ title: `Updated ${Math.floor(rng() * 1e9)}`, views: Math.floor(rng() * 100_000) });
+}
+
+function checkKey(data: unknown): void {
+  if (typeof data !== 'number' || !Number.isInteger(data)) fail(`expected a primary key, got ${JSON.stringify(data)}`);
+}
+
+SCENARIOS.push(
+  variant('b', { key: 'q', name: 'list: filter + sort + limit 25, with index (status, published_on)', phase: 'indexed' }),
+  {
+    key: 's',
+    name: 'update one post (title, views)',
+    method: 'PATCH',
+    phase: 'write',
+    path: (ctx) => `/items/posts/${ctx.postIds[1]}`,
+    body: () => updateBody(mulberry32(5)),
+    requests: (ctx, headers) => {
+      const rng = mulberry32(11);
+      return [{
+        method: 'PATCH',
+        path: '/items/posts/1',
+        headers: { ...headers, 'content-type': 'application/json' },
+        setupRequest: (req) => ({ ...req, path: `/items/posts/${pick(rng, ctx.postIds)}`, body: updateBody(rng) }),
+      }];
+    },
+    check: checkKey,
+    comparable: true,
+  },
+  {
+    key: 'r',
+    name: `create a batch of ${BATCH_SIZE} posts (one request)`,
+    method: 'POST',
+    phase: 'write',
+    path: () => '/items/posts',
+    body: batchBody,
+    requests: (ctx, headers) => [{
+      method: 'POST',
+      path: '/items/posts',
+      headers: { ...headers, 'content-type': 'application/json' },
+      body: batchBody(ctx),
+    }],
+    check: (data) => {
+      if (!Array.isArray(data) || data.length !== BATCH_SIZE) fail(`expected ${BATCH_SIZE} keys, got ${JSON.stringify(data)?.slice(0, 200)}`);
+      data.forEach(checkKey);
+      for (let i = 1; i < data.length; i++) if ((data[i] as number) <= (data[i - 1] as number)) fail('keys are not in payload order');
+    },
+    comparable: false,
+  },
+  variant('a', { key: 't', name: 'get by pk, 50 connections', connections: 50 }),
+  variant('c', { key: 'u', name: 'list: M2O fields author.name, limit 25, 50 connections', connections: 50 }),
+  variant('f', { key: 'v', name: 'create one post, 50 connections', connections: 50 }),
+);
+
+const PHASES: Phase[] = ['plain', 'indexed', 'write'];
+/** Run (and table) order: by phase, then as listed. */
+SCENARIOS.sort((x, y) => PHASES.indexOf(x.phase) - PHASES.indexOf(y.phase));
 
 /** Stable JSON for equality checks: object keys sorted. */
 export function canonical(value: unknown): string {
