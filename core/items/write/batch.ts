@@ -9,7 +9,8 @@ import { track } from './context.ts';
 import { insertSql } from './create.ts';
 import { keyArrayCast, primaryField } from './keys.ts';
 import type { PreparedPayload } from './payload.ts';
-import { keyFromRow, returning, snapshotSql, type WrittenRow } from './sql.ts';
+import { keyFromRow, redactDelta, returning, snapshotSql, type WrittenRow } from './sql.ts';
+import type { ServiceContext } from '../../context.ts';
 import type { Payload, PrimaryKey, WriteContext } from './types.ts';
 
 /** Bound parameters per statement stay well below Postgres' 65535. */
@@ -19,6 +20,61 @@ function chunks<T>(list: T[], size: number): T[][] {
   const out: T[][] = [];
   for (let i = 0; i < list.length; i += size) out.push(list.slice(i, i + size));
   return out;
+}
+
+/** The multi-row insert of flat prepared payloads (null when it would bind too many parameters for one statement). */
+function insertValuesSql(collection: CollectionOverview, prepared: PreparedPayload[], params: unknown[]): string | null {
+  // insertSql draws a uuid key for an item without one (the same rule as a single create).
+  for (const p of prepared) insertSql(collection, p.columns);
+  const names = [...new Set(prepared.flatMap((p) => Object.keys(p.columns)))];
+  if (names.length === 0) names.push(primaryField(collection).field);
+  if (names.length * prepared.length + params.length > MAX_PARAMS) return null;
+  const tuples = prepared.map((p) => `(${names.map((n) => {
+    if (!Object.hasOwn(p.columns, n)) return 'default';
+    params.push(p.columns[n]);
+    return `$${params.length}`;
+  }).join(', ')})`);
+  return `insert into ${ident(collection.collection)} as _row (${names.map(ident).join(', ')}) values ${tuples.join(', ')}`;
+}
+
+/** A batch create of flat items outside a transaction as ONE statement: the rows, their activity and their
+ * revisions chained through data-modifying CTEs (as fast.ts does for one row); each revision gets its item's
+ * delta by position, RETURNING yielding the rows in the order of the VALUES list. Null when the batch is too
+ * big for one statement (the caller then writes it in chunks inside a transaction). */
+export async function insertBatchWithActivity(
+  ctx: ServiceContext, collection: CollectionOverview, prepared: PreparedPayload[], version: string | null,
+): Promise<PrimaryKey[] | null> {
+  if (prepared.length === 0) return [];
+  const mode = collection.accountability;
+  const params: unknown[] = [];
+  const pk = ident(collection.primary!);
+  let sql: string;
+  if (!mode) {
+    const insert = insertValuesSql(collection, prepared, params);
+    if (!insert) return null;
+    sql = `${insert} returning _row.${pk} as pk`;
+  } else {
+    const a = ctx.accountability;
+    params.push(a.user, a.ip?.slice(0, 50) ?? null, a.userAgent, a.origin?.slice(0, 255) ?? null, collection.collection, a.impersonatedBy ?? null);
+    const revisions = mode === 'all';
+    if (revisions) params.push(`[${prepared.map((p) => JSON.stringify(redactDelta(collection, p.columns) ?? {})).join(',')}]`, version);
+    const insert = insertValuesSql(collection, prepared, params);
+    if (!insert) return null;
+    sql = `with _w as (${insert} returning _row.*),
+      _n as (select _w, row_number() over () as _i from _w),
+      _a as (insert into svc_activity (action, "user", ip, user_agent, origin, collection, item, impersonated_by)
+        select 'create', $1::uuid, $2, $3, $4, $5, (_n._w).${pk}::text, $6::uuid from _n order by _n._i returning id, item)`;
+    if (revisions) {
+      sql += `, _r as (insert into svc_revisions (activity, collection, item, data, delta, version)
+        select _a.id, $5, _a.item, ${snapshotSql(collection, '_s')}, _d.value, $8::uuid
+        from _n cross join lateral (select (_n._w).*) as _s join _a on _a.item = (_n._w).${pk}::text
+          join json_array_elements($7::json) with ordinality as _d(value, i) on _d.i = _n._i
+        order by _n._i)`;
+    }
+    sql += ` select (_n._w).${pk} as pk from _n order by _n._i`;
+  }
+  const rows = await run<{ pk: unknown }>(ctx.db, sql, params);
+  return rows.map((r) => keyFromRow(r.pk));
 }
 
 /** Inserts the rows of flat prepared payloads; keys in payload order. */

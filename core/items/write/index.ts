@@ -8,7 +8,7 @@ import type { Query } from '../../query/types.ts';
 import type { CollectionOverview } from '../../schema/types.ts';
 import { selectKeys } from '../select-keys.ts';
 import { batchLimitError, runWrite, validation, writableCollection } from './context.ts';
-import { insertBatch, updateBatchFlat } from './batch.ts';
+import { insertBatch, insertBatchWithActivity, updateBatchFlat } from './batch.ts';
 import { insertPrepared, insertSql, validateCreate } from './create.ts';
 import { deleteMany } from './delete.ts';
 import { isFlat, writeWithActivity } from './fast.ts';
@@ -48,8 +48,9 @@ export async function createItems(ctx: ServiceContext, collection: string, paylo
   // Every item is checked before anything is written; flat items then go in one multi-row insert.
   const prepared: PreparedPayload[] = [];
   for (const item of filtered) prepared.push(await validateCreate(v, c, item));
-  const keys = await runWrite(ctx, v, opts, async (w) => {
-    if (prepared.every(isFlat)) return insertBatch(w, c, prepared);
+  const flat = prepared.every(isFlat);
+  const keys = (flat ? await insertBatchWithActivity(ctx, c, prepared, opts.version ?? null) : null) ?? await runWrite(ctx, v, opts, async (w) => {
+    if (flat) return insertBatch(w, c, prepared);
     const out: PrimaryKey[] = [];
     for (const item of prepared) out.push(await insertPrepared(w, c, item, 0));
     return out;
