@@ -1,7 +1,8 @@
 /** The Database port: PGlite (embedded, default) or a Postgres server through `pg`, behind one Kysely
  * instance. Every query in core/ goes through `run` with the executor it was handed (the Kysely
  * instance or a transaction), so a request's statements always share its transaction. */
-import { mkdirSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync } from 'node:fs';
 import { CompiledQuery, Kysely, type Transaction } from 'kysely';
 import { PgliteDialect } from './pglite-driver.ts';
 import { PgDialect, createPool } from './pg-driver.ts';
@@ -31,6 +32,24 @@ export interface DatabaseOptions {
   inMemory?: boolean;
 }
 
+/** The embedded engine's memory: Postgres' shared buffers live in the WASM heap, and every page of them that is
+ * touched stays resident, so initdb's 128MB default costs ~128MB of RSS. Files are read through Node's fs, which
+ * the OS page cache serves, so small buffers cost little speed. */
+const PGLITE_SETTINGS = ['shared_buffers=16MB', 'temp_buffers=2MB', 'maintenance_work_mem=16MB', 'work_mem=4MB'];
+
+/** A new data dir is made (initdb) in a short-lived child process: initdb's WASM heaps (~450MB) become garbage
+ * afterwards, but external memory the JS heap's GC is in no hurry to collect, so they would stay resident. */
+async function initDataDir(dir: string): Promise<void> {
+  if (existsSync(`${dir}/PG_VERSION`)) return;
+  const code = `const { PGlite } = await import(${JSON.stringify(import.meta.resolve('@electric-sql/pglite'))});
+    const pg = await PGlite.create(${JSON.stringify(dir)}); await pg.close();`;
+  await new Promise<void>((resolve, reject) => {
+    const child = spawn(process.execPath, ['--input-type=module', '-e', code], { stdio: ['ignore', 'inherit', 'inherit'] });
+    child.once('error', reject);
+    child.once('exit', (status) => (status === 0 ? resolve() : reject(new Error(`creating the embedded database in ${dir} failed (exit ${status})`))));
+  });
+}
+
 export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
   if (opts.databaseUrl) {
     const pool = createPool(opts.databaseUrl, opts.poolMax ?? 10);
@@ -43,9 +62,14 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
     dataDir = opts.dataDir ?? './data';
     mkdirSync(dataDir, { recursive: true });
     dataDir = `${dataDir}/pg`;
+    await initDataDir(dataDir);
   }
   // pg_trgm ships with PGlite: loaded so a collection's trigram search index works on the embedded engine too.
-  const pg = await PGlite.create(dataDir, { extensions: { pg_trgm }, ...(opts.loadDataDir ? { loadDataDir: opts.loadDataDir } : {}) });
+  const pg = await PGlite.create(dataDir, {
+    extensions: { pg_trgm },
+    startParams: [...PGlite.defaultStartParams, ...PGLITE_SETTINGS.flatMap((s) => ['-c', s])],
+    ...(opts.loadDataDir ? { loadDataDir: opts.loadDataDir } : {}),
+  });
   await pg.exec("set time zone 'UTC'");
   const db = new Kysely<any>({ dialect: new PgliteDialect(pg) });
   return { kind: 'pglite', db, close: () => db.destroy(), dump: () => pg.dumpDataDir('gzip') as Promise<Blob> };

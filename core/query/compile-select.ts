@@ -6,7 +6,7 @@ import { ident } from '../db/database.ts';
 import type { FieldOverview } from '../schema/types.ts';
 import { whereClause } from './compile-filter.ts';
 import { functionExpr } from './compile-function.ts';
-import type { AggregatePlan, FieldPlan, MetaPlan, SelectPlan, SortPlan } from './plan-types.ts';
+import type { AggregatePlan, FieldPlan, MetaPlan, SearchPlan, SelectPlan, SortPlan } from './plan-types.ts';
 import { castOf, col, SqlBuilder, table } from './sql-builder.ts';
 
 export interface CompiledRead {
@@ -127,6 +127,13 @@ function columnsRead(plan: SelectPlan): Set<string> | null {
   return out;
 }
 
+/** A search is planned for its pattern on every request (an unnamed statement): a named one would switch to a
+ * generic plan, which can't tell a rare word (trigram index) from a common one (scan in key order) and picks the
+ * key-order scan for both, seconds on a large table for a rare word. */
+function searchFree(search: SearchPlan | null): string {
+  return search ? '' : PREPARE_MARK;
+}
+
 /** List read: `data` is the JSON array text; total_count / filter_count columns when requested.
  * With a sort and a limit, the rows are picked from plain columns first and only the picked rows are turned
  * into wire values: Postgres computes a select list below the sort, so `to_char`, casts and relation
@@ -140,7 +147,7 @@ export function compileList(plan: SelectPlan, meta: MetaPlan): CompiledRead {
   const inner = columns
     ? `select ${selectList(b, a, plan)} from (select ${[...columns].map((c) => col(a, c)).join(', ')} from ${source}) as ${a}`
     : `select ${selectList(b, a, plan)} from ${source}`;
-  const sql = `${PREPARE_MARK}select (select coalesce(json_agg(r), '[]'::json) from (${inner}) as r)::text as data${metaColumns(b, plan.collection.collection, meta)}`;
+  const sql = `${searchFree(plan.search)}select (select coalesce(json_agg(r), '[]'::json) from (${inner}) as r)::text as data${metaColumns(b, plan.collection.collection, meta)}`;
   return { sql, params: b.params };
 }
 
@@ -199,6 +206,6 @@ export function compileAggregate(plan: AggregatePlan, meta: MetaPlan): CompiledR
     ? ` order by ${plan.sort.map((s) => `${'group' in s.expr ? groupExpr[plan.groupBy.indexOf(s.expr.group)] ?? col(a, s.expr.group.field) : aggregateExpr(a, s.expr.fn)} ${s.desc ? 'desc' : 'asc'}`).join(', ')}`
     : '';
   const inner = `select json_build_object(${pairs.join(', ')}) as j from ${table(plan.collection.collection)} as ${a}${where}${group}${order}${page(b, plan.limit, plan.offset)}`;
-  const sql = `${PREPARE_MARK}select (select coalesce(json_agg(r.j), '[]'::json) from (${inner}) as r)::text as data${metaColumns(b, plan.collection.collection, meta)}`;
+  const sql = `${searchFree(plan.search)}select (select coalesce(json_agg(r.j), '[]'::json) from (${inner}) as r)::text as data${metaColumns(b, plan.collection.collection, meta)}`;
   return { sql, params: b.params };
 }
