@@ -6,6 +6,7 @@
  * 503 SERVICE_UNAVAILABLE with `Connection: close`. When the last response has ended, or at the deadline, the
  * remaining connections are closed and the caller's cleanup (pool, Redis, queue) runs. */
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import type { HttpServerConfig } from '../core/config.ts';
 
 /** Options for node:http's createServer: Node checks headersTimeout and requestTimeout every
@@ -46,9 +47,19 @@ export class HttpDrain {
     this.#server = server;
     const { keepAliveTimeoutMs, socketTimeoutMs } = this.config;
     server.keepAliveTimeout = keepAliveTimeoutMs;
-    if (socketTimeoutMs > 0) server.setTimeout(socketTimeoutMs, (socket) => socket.destroy());
-    server.prependListener('request', (_req: IncomingMessage, res: ServerResponse) => {
+    // A socket without traffic for HTTP_SOCKET_TIMEOUT is closed, unless its request is still being worked on
+    // (no answer started yet: a slow export or import is not a slow client); then it is looked at again later.
+    const answering = new WeakMap<Socket, ServerResponse>();
+    if (socketTimeoutMs > 0) {
+      server.setTimeout(socketTimeoutMs, (socket: Socket) => {
+        const res = answering.get(socket);
+        if (res && !res.headersSent && !res.writableEnded) socket.setTimeout(socketTimeoutMs);
+        else socket.destroy();
+      });
+    }
+    server.prependListener('request', (req: IncomingMessage, res: ServerResponse) => {
       if (this.#draining) res.setHeader('connection', 'close');
+      answering.set(req.socket, res);
       this.#inFlight.add(res);
       res.once('close', () => {
         this.#inFlight.delete(res);
