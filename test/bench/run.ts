@@ -214,6 +214,31 @@ function memoryOf(pid: number | undefined): { rssMb: number; peakMb: number } | 
   }
 }
 
+/** CPU seconds (user + system) a process has used so far, from /proc (null where there is none). */
+function cpuSeconds(pid: number | undefined): number | null {
+  if (pid === undefined) return null;
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return null;
+  }
+}
+
+/** Waits (at most 60 s) until the process uses under 5 % of a core over a second: work the seeding queued (action
+ * events of 100k created items, index builds) must not run into the first measurement. */
+async function settle(name: string, pid: number | undefined): Promise<void> {
+  const started = Date.now();
+  let last = cpuSeconds(pid);
+  while (last !== null && Date.now() - started < 60_000) {
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    const now = cpuSeconds(pid);
+    if (now === null || now - last < 0.05) break;
+    last = now;
+  }
+  log(`${name} settled after ${((Date.now() - started) / 1000).toFixed(0)} s`);
+}
+
 interface Target { name: 'service' | 'raw'; baseUrl: string; headers: Record<string, string> }
 
 async function preflight(scenario: Scenario, targets: Target[], ctx: ScenarioContext): Promise<string | null> {
@@ -255,15 +280,23 @@ interface Measurement {
   timeouts: number;
 }
 
-async function measure(scenario: Scenario, target: Target, ctx: ScenarioContext): Promise<Measurement> {
-  const run = (duration: number) => autocannon({
+function load(scenario: Scenario, target: Target, ctx: ScenarioContext, duration: number) {
+  return autocannon({
     url: target.baseUrl,
     connections: scenario.connections ?? settings.connections,
     duration,
     requests: scenario.requests(ctx, target.headers),
   });
-  await run(settings.warmup);
-  const r = await run(settings.duration);
+}
+
+/** Both servers are warmed up before either is measured: whoever ran first would otherwise also pay for
+ * reading the table into the caches the other one then finds warm. */
+async function warmUp(scenario: Scenario, targets: Target[], ctx: ScenarioContext): Promise<void> {
+  for (const target of targets) await load(scenario, target, ctx, settings.warmup);
+}
+
+async function measure(scenario: Scenario, target: Target, ctx: ScenarioContext): Promise<Measurement> {
+  const r = await load(scenario, target, ctx, settings.duration);
   return {
     requestsPerSec: r.requests.average,
     p50Ms: r.latency.p50,
@@ -418,6 +451,7 @@ async function mainItems() {
         await createIndexes();
         indexed = true;
       }
+      await settle('service', service.child.pid);
       for (const scenario of inPhase) {
         const note = await preflight(scenario, targets, ctx);
         if (note) {
@@ -427,6 +461,7 @@ async function mainItems() {
       }
       log(`pre-flight passed for ${inPhase.map((x) => x.key).join(', ')}`);
       for (const scenario of inPhase) {
+        await warmUp(scenario, targets, ctx);
         const [s, r] = [await measure(scenario, targets[0], ctx), await measure(scenario, targets[1], ctx)];
         const row: Row = {
           key: scenario.key, name: scenario.name, connections: scenario.connections ?? settings.connections, service: s, raw: r,
