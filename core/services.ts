@@ -4,10 +4,10 @@ import { openDatabase, type Database } from './db/database.ts';
 import type { BootstrapResult } from './bootstrap.ts';
 import { SchemaCache } from './schema/cache.ts';
 import { AccessResolver } from './access/resolve.ts';
-import { openSharedStore, type SharedStore } from './store/index.ts';
+import { MemoryStore, type SharedStore } from './store/shared-store.ts';
 import { StorageRegistry } from './storage/registry.ts';
 import { EventBus } from './events/bus.ts';
-import { registerWorkflowHooks } from './workflow/start.ts';
+import { registerWorkflowHooks } from './workflow/hooks.ts';
 import { openQueue } from './queue/index.ts';
 import type { Queue } from './queue/queue.ts';
 import { routeMessages } from './queue/router.ts';
@@ -64,7 +64,10 @@ export async function createServices(config: Config, opts: StartOptions = {}): P
     const result = await bootstrap(database.db, config);
     opts.onBootstrap?.(result);
   }
-  const store = opts.store ?? openSharedStore(config.redisUrl, config.redisNamespace);
+  // ioredis is loaded only with REDIS_URL (core/store/index.ts's choice, without importing both adapters).
+  const store: SharedStore = opts.store ?? (config.redisUrl
+    ? new (await import('./store/redis-store.ts')).RedisStore(config.redisUrl, config.redisNamespace)
+    : new MemoryStore());
   await store.ready?.();
   const schema = new SchemaCache(database.db, store);
   const queue = opts.queue ?? await openQueue(config);

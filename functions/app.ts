@@ -3,7 +3,7 @@ import type { Hono } from 'hono';
 import type { Services } from '../core/services.ts';
 import { createBaseApp } from './http/base-app.ts';
 import type { AppEnv } from './http/env.ts';
-import { mountFunctionRoutes } from './routes/index.ts';
+import { mountLazyFunctionRoutes } from './routes/lazy.ts';
 import type { ExtensionHost } from '../core/extensions/host.ts';
 import { mountExtensionEndpoints } from './http/extension-endpoints.ts';
 
@@ -18,7 +18,7 @@ export interface FunctionsAppOptions {
 export function createFunctionsApp(services: Services, extensions?: ExtensionHost, opts: FunctionsAppOptions = {}): Hono<AppEnv> {
   const app = createBaseApp(services);
   extensions?.fireInit('app.before', { app });
-  mountFunctionRoutes(app, { preload: opts.preloadRoutes ?? true });
+  mountLazyFunctionRoutes(app, { preload: opts.preloadRoutes ?? true });
   if (extensions) mountExtensionEndpoints(app, extensions);
   extensions?.fireInit('app.after', { app });
   return app;

@@ -1,6 +1,6 @@
 /** The RATE_LIMITER_* and TRUST_PROXY environment variables (SPEC.md > Limits), parsed once by core/config.ts.
  * Durations are whole seconds, as in Directus. */
-import { BlockList, isIPv4, isIPv6 } from 'node:net';
+import { BlockList, isIPv4 } from 'node:net';
 
 /** Every bucket a request can be counted in (besides `global`, exactly one of the others). */
 /** `webhook`: POST /notify/webhooks/{key} (provider delivery reports), keyed by client IP. */
@@ -89,13 +89,18 @@ export function parseTrustProxy(value: string | undefined): TrustProxy {
   const entries = text.split(',').map((e) => e.trim()).filter(Boolean);
   for (const entry of entries) {
     const [address, prefix, extra] = entry.split('/');
-    const family = isIPv4(address) ? 'ipv4' : isIPv6(address) ? 'ipv6' : null;
+    // Not net.isIPv6: its first call compiles a large regular expression (~20 ms, at every cold start with the
+    // default list). BlockList parses the address itself (inet_pton) and refuses one that is not valid.
+    const family = isIPv4(address) ? 'ipv4' : address.includes(':') ? 'ipv6' : null;
     const max = family === 'ipv4' ? 32 : 128;
-    if (!family || extra !== undefined || (prefix !== undefined && !(/^\d{1,3}$/.test(prefix) && Number(prefix) <= max))) {
-      throw new Error(`TRUST_PROXY: "${entry}" is not an address or CIDR range`);
+    const invalid = () => new Error(`TRUST_PROXY: "${entry}" is not an address or CIDR range`);
+    if (!family || extra !== undefined || (prefix !== undefined && !(/^\d{1,3}$/.test(prefix) && Number(prefix) <= max))) throw invalid();
+    try {
+      if (prefix === undefined) networks.addAddress(address, family);
+      else networks.addSubnet(address, Number(prefix), family);
+    } catch {
+      throw invalid();
     }
-    if (prefix === undefined) networks.addAddress(address, family);
-    else networks.addSubnet(address, Number(prefix), family);
   }
   return { mode: 'networks', networks, entries };
 }

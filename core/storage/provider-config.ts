@@ -3,7 +3,6 @@
 import { isAbsolute } from 'node:path';
 import { InvalidPayloadError } from '../errors.ts';
 import { decryptSecret, encryptSecret, isEncrypted } from '../crypto/secret-box.ts';
-import { isPlainObject } from '../items/write/payload.ts';
 import type { ObjectstoreOptions } from './objectstore.ts';
 
 export const MASK = '********';
@@ -14,6 +13,11 @@ export type ProviderConfig =
   | ({ driver: 'objectstore' } & ObjectstoreOptions);
 
 const LOCAL_KEYS = new Set(['driver', 'root']);
+
+// Not the items payload's helper: importing the write pipeline would load it with every storage registry.
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
 const OBJECTSTORE_KEYS = new Set(['driver', 'bucket', 'region', 'accessKey', 'secretKey', 'endpoint', 'acl', 'serverSideEncryption', 'forcePathStyle', 'root']);
 
 function requiredString(value: Record<string, unknown>, key: string): string {

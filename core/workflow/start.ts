@@ -8,9 +8,8 @@ import type { Transaction } from 'kysely';
 import { requireAppPermission } from '../access/app-permissions.ts';
 import type { ServiceContext } from '../context.ts';
 import { inTransaction, run } from '../db/database.ts';
-import type { EventBus, FilterContext } from '../events/bus.ts';
+import type { FilterContext } from '../events/bus.ts';
 import { advance, openRun } from './engine.ts';
-import { isObject } from './input.ts';
 import { matchesFilter, readSubject } from './subject.ts';
 import type { InstanceRow, WorkflowRow } from './types.ts';
 
@@ -46,19 +45,4 @@ async function start(ctx: ServiceContext, trx: Transaction<any>, version: Submit
     values ($1, $2, $3, 'approved', clock_timestamp(), clock_timestamp(), 'started')`, [randomUUID(), instance.id, start.id]);
   await advance(r, start.id, 'always');
   return instance.id;
-}
-
-/** Binds workflows to version submission on `events` (called once by createServices). */
-export function registerWorkflowHooks(events: EventBus): void {
-  events.filter('versions.submit', async (payload, _meta, context) => {
-    if (!isObject(payload) || typeof payload.id !== 'string' || typeof payload.collection !== 'string') return undefined;
-    await startForVersion(context, {
-      id: payload.id,
-      collection: payload.collection,
-      item: String(payload.item),
-      delta: payload.delta,
-      user_created: typeof payload.user_created === 'string' ? payload.user_created : null,
-    });
-    return undefined;
-  });
 }

@@ -1,15 +1,15 @@
 /** The Hono app both halves start from, in this order: the error envelope; HTTP metrics (METRICS_ENABLED,
  * functions/http/metrics-middleware.ts; outermost, so shed and refused requests are counted too); the pressure
  * limiter (PRESSURE_LIMITER_ENABLED, functions/http/pressure.ts; before authentication so shedding is cheap);
- * services in context, rate limiting and authentication (functions/http/rate-limit.ts; plain authentication
- * when RATE_LIMITER_ENABLED=false). A switched-off feature installs no middleware at all. */
-import { Hono } from 'hono';
-import { rateLimitsFor } from '../../core/ratelimit/index.ts';
+ * services in context, rate limiting and authentication (functions/http/rate-limit.ts, imported by the first
+ * request; plain authentication when RATE_LIMITER_ENABLED=false). A switched-off feature installs no middleware
+ * and loads no module. */
+import { Hono, type MiddlewareHandler } from 'hono';
 import type { Services } from '../../core/services.ts';
+import { rateLimited } from '../../core/ratelimit/instances.ts';
 import type { AppEnv } from './env.ts';
 import { installErrorHandling } from './errors.ts';
 import { authenticateRequest, carriesToken } from './authenticate.ts';
-import { rateLimitedAuthentication } from './rate-limit.ts';
 import { requireAuthOnAuthRoutes } from './auth-required.ts';
 import { metricsMiddleware } from './metrics-middleware.ts';
 import { pressureLimiter } from './pressure.ts';
@@ -23,20 +23,37 @@ export function createBaseApp(services: Services): Hono<AppEnv> {
   installErrorHandling(app, services.config);
   if (services.metrics) app.use('*', metricsMiddleware(services.metrics));
   if (services.pressure) app.use('*', pressureLimiter(services.pressure, services.config));
-  const limits = rateLimitsFor(services);
-  if (limits) {
-    const limited = rateLimitedAuthentication(limits, ANONYMOUS_WITHOUT_LOOKUP);
+  const authenticate: MiddlewareHandler<AppEnv> = async (c, next) => {
+    if (ANONYMOUS_WITHOUT_LOOKUP.has(c.req.path) && !carriesToken(c)) return next();
+    return authenticateRequest(c, next);
+  };
+  if (rateLimited(services)) {
+    // The limiter (rate-limiter-flexible, core/ratelimit) is imported when an app needs it, not with this module:
+    // the import starts now and the first request waits for it.
+    let limited: MiddlewareHandler<AppEnv> | null = null;
+    let loading: Promise<MiddlewareHandler<AppEnv>> | null = null;
+    const load = () => loading ??= rateLimitedMiddleware(services, authenticate).then((mw) => (limited = mw), (err: unknown) => {
+      loading = null; // retried by the next request
+      throw err;
+    });
+    load().catch(() => {});
     app.use('*', async (c, next) => {
       c.set('services', services);
-      return limited(c, next);
+      return (limited ?? await load())(c, next);
     });
   } else {
     app.use('*', async (c, next) => {
       c.set('services', services);
-      if (ANONYMOUS_WITHOUT_LOOKUP.has(c.req.path) && !carriesToken(c)) return next();
-      return authenticateRequest(c, next);
+      return authenticate(c, next);
     });
   }
   requireAuthOnAuthRoutes(app);
   return app;
+}
+
+/** Authentication with rate limiting, or without when the limits of `services` are off (core/ratelimit). */
+async function rateLimitedMiddleware(services: Services, plain: MiddlewareHandler<AppEnv>): Promise<MiddlewareHandler<AppEnv>> {
+  const [{ rateLimitsFor }, { rateLimitedAuthentication }] = await Promise.all([import('../../core/ratelimit/index.ts'), import('./rate-limit.ts')]);
+  const limits = rateLimitsFor(services);
+  return limits ? rateLimitedAuthentication(limits, ANONYMOUS_WITHOUT_LOOKUP) : plain;
 }

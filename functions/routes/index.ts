@@ -1,51 +1,74 @@
-/** Every JSON endpoint the functions half serves, as route groups (one module each) in mount order. The groups are
- * registered from their route manifest (./manifest.ts) and imported when first needed (functions/http/lazy-routes.ts):
- * a Lambda cold start loads none of them until a request reaches one. A new group goes here; after adding or changing
- * routes in a group, regenerate the manifest: `npx tsx functions/routes/manifest-write.ts`. */
+/** Every JSON endpoint the functions half serves. */
 import type { Hono } from 'hono';
 import type { AppEnv } from '../http/env.ts';
-import { mountLazyRoutes, type LazyRoutes, type RouteGroup } from '../http/lazy-routes.ts';
-import { ROUTE_MANIFEST } from './manifest.ts';
+import { mountServerRoutes } from './server.ts';
+import { mountCollectionRoutes } from './collections.ts';
+import { mountFieldRoutes } from './fields.ts';
+import { mountRelationRoutes } from './relations.ts';
+import { mountItemReadRoutes } from './items.ts';
+import { mountItemsWriteRoutes } from './items-write.ts';
+import { mountAuthRoutes } from './auth.ts';
+import { mountShareAuthRoutes } from './shares-auth.ts';
+import { mountRoleRoutes } from './roles.ts';
+import { mountPolicyRoutes } from './policies.ts';
+import { mountPermissionRoutes } from './permissions.ts';
+import { mountAccessRoutes } from './access.ts';
+import { mountAppPermissionRoutes } from './app-permissions.ts';
+import { mountImpersonationRoutes } from './impersonation.ts';
+import { mountSystemCollectionRoutes } from './system-collections.ts';
+import { mountActivityRoutes } from './activity.ts';
+import { mountSettingsRoutes } from './settings.ts';
+import { mountUserRoutes } from './users.ts';
+import { mountPasswordResetRoutes } from './auth-password.ts';
+import { mountStorageProviderRoutes } from './storage-providers.ts';
+import { mountFileRoutes } from './files.ts';
+import { mountWorkflowRoutes } from './workflows.ts';
+import { mountWorkflowTaskRoutes } from './workflow-tasks.ts';
+import { mountWorkflowInstanceRoutes } from './workflow-instances.ts';
+import { mountVersionRoutes } from './versions.ts';
+import { mountNotifyLogRoutes } from './notify-logs.ts';
+import { mountNotifyValidateTemplateRoutes } from './notify-validate-template.ts';
+import { mountNotifyWebhookRoutes } from './notify-webhooks.ts';
+import { mountNotifyAdminRoutes } from './notify-admin.ts';
+import { mountNotifySendRoutes } from './notify-send.ts';
+import { mountGraphqlRoutes } from './graphql.ts';
+import { mountOpenApiRoutes } from './openapi.ts';
+import { mountMetricsRoutes } from './metrics.ts';
+import { mountExtensionRoutes } from './extensions.ts';
 
-export const FUNCTION_ROUTE_GROUPS: readonly RouteGroup[] = [
-  { name: 'server', load: async () => (await import('./server.ts')).mountServerRoutes },
-  { name: 'collections', load: async () => (await import('./collections.ts')).mountCollectionRoutes },
-  { name: 'fields', load: async () => (await import('./fields.ts')).mountFieldRoutes },
-  { name: 'relations', load: async () => (await import('./relations.ts')).mountRelationRoutes },
-  { name: 'items', load: async () => (await import('./items.ts')).mountItemReadRoutes },
-  { name: 'items-write', load: async () => (await import('./items-write.ts')).mountItemsWriteRoutes },
-  { name: 'auth', load: async () => (await import('./auth.ts')).mountAuthRoutes },
-  { name: 'shares-auth', load: async () => (await import('./shares-auth.ts')).mountShareAuthRoutes },
-  { name: 'roles', load: async () => (await import('./roles.ts')).mountRoleRoutes },
-  { name: 'policies', load: async () => (await import('./policies.ts')).mountPolicyRoutes },
-  { name: 'permissions', load: async () => (await import('./permissions.ts')).mountPermissionRoutes },
-  { name: 'access', load: async () => (await import('./access.ts')).mountAccessRoutes },
-  { name: 'app-permissions', load: async () => (await import('./app-permissions.ts')).mountAppPermissionRoutes },
-  { name: 'impersonation', load: async () => (await import('./impersonation.ts')).mountImpersonationRoutes },
-  { name: 'system-collections', load: async () => (await import('./system-collections.ts')).mountSystemCollectionRoutes },
-  { name: 'activity', load: async () => (await import('./activity.ts')).mountActivityRoutes },
-  { name: 'settings', load: async () => (await import('./settings.ts')).mountSettingsRoutes },
-  { name: 'users', load: async () => (await import('./users.ts')).mountUserRoutes },
-  { name: 'auth-password', load: async () => (await import('./auth-password.ts')).mountPasswordResetRoutes },
-  { name: 'storage-providers', load: async () => (await import('./storage-providers.ts')).mountStorageProviderRoutes },
-  { name: 'files', load: async () => (await import('./files.ts')).mountFileRoutes },
-  { name: 'workflows', load: async () => (await import('./workflows.ts')).mountWorkflowRoutes },
-  { name: 'workflow-tasks', load: async () => (await import('./workflow-tasks.ts')).mountWorkflowTaskRoutes },
-  { name: 'workflow-instances', load: async () => (await import('./workflow-instances.ts')).mountWorkflowInstanceRoutes },
-  { name: 'versions', load: async () => (await import('./versions.ts')).mountVersionRoutes },
-  { name: 'notify-logs', load: async () => (await import('./notify-logs.ts')).mountNotifyLogRoutes },
-  { name: 'notify-validate-template', load: async () => (await import('./notify-validate-template.ts')).mountNotifyValidateTemplateRoutes },
-  { name: 'notify-webhooks', load: async () => (await import('./notify-webhooks.ts')).mountNotifyWebhookRoutes },
-  { name: 'notify-admin', load: async () => (await import('./notify-admin.ts')).mountNotifyAdminRoutes },
-  { name: 'notify-send', load: async () => (await import('./notify-send.ts')).mountNotifySendRoutes },
-  { name: 'graphql', load: async () => (await import('./graphql.ts')).mountGraphqlRoutes },
-  { name: 'openapi', load: async () => (await import('./openapi.ts')).mountOpenApiRoutes },
-  { name: 'metrics', load: async () => (await import('./metrics.ts')).mountMetricsRoutes },
-  { name: 'extensions', load: async () => (await import('./extensions.ts')).mountExtensionRoutes },
-];
-
-/** `preload` (default true): import every group in the background now, as a long-running server wants; the Lambda
- * passes false and imports a group on the first request that reaches it. */
-export function mountFunctionRoutes(app: Hono<AppEnv>, opts: { preload?: boolean } = {}): LazyRoutes {
-  return mountLazyRoutes(app, FUNCTION_ROUTE_GROUPS, ROUTE_MANIFEST, { preload: opts.preload ?? true });
+export function mountFunctionRoutes(app: Hono<AppEnv>): void {
+  mountServerRoutes(app);
+  mountCollectionRoutes(app);
+  mountFieldRoutes(app);
+  mountRelationRoutes(app);
+  mountItemReadRoutes(app);
+  mountItemsWriteRoutes(app);
+  mountAuthRoutes(app);
+  mountShareAuthRoutes(app);
+  mountRoleRoutes(app);
+  mountPolicyRoutes(app);
+  mountPermissionRoutes(app);
+  mountAccessRoutes(app);
+  mountAppPermissionRoutes(app);
+  mountImpersonationRoutes(app);
+  mountSystemCollectionRoutes(app);
+  mountActivityRoutes(app);
+  mountSettingsRoutes(app);
+  mountUserRoutes(app);
+  mountPasswordResetRoutes(app);
+  mountStorageProviderRoutes(app);
+  mountFileRoutes(app);
+  mountWorkflowRoutes(app);
+  mountWorkflowTaskRoutes(app);
+  mountWorkflowInstanceRoutes(app);
+  mountVersionRoutes(app);
+  mountNotifyLogRoutes(app);
+  mountNotifyValidateTemplateRoutes(app);
+  mountNotifyWebhookRoutes(app);
+  mountNotifyAdminRoutes(app);
+  mountNotifySendRoutes(app);
+  mountGraphqlRoutes(app);
+  mountOpenApiRoutes(app);
+  mountMetricsRoutes(app);
+  mountExtensionRoutes(app);
 }

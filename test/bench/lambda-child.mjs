@@ -71,11 +71,11 @@ async function invoke(step, n) {
 }
 for (const [n, step] of steps.entries()) {
   const all = await Promise.all(step.parallel ? step.parallel.map((s, i) => invoke(s, `${n}.${i}`)) : [invoke(step, n)]);
-  seen.add(mod.currentServices());
+  seen.add(mod.currentServices?.() ?? null);
   const res = all[all.length - 1];
   results.push({ atMs: performance.now(), cpuMs: cpuMs(), error: res.error, statusCode: res.statusCode, statusCodes: all.map((r) => r.statusCode ?? null), body: res.body, headers: res.headers, cookies: res.cookies });
 }
-const services = mod.currentServices();
+const services = mod.currentServices?.() ?? null;
 let connections = null;
 if (services?.database.kind === 'pg') {
   // Server connections this instance's pool holds now (this query uses one of them).

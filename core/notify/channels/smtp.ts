@@ -1,6 +1,8 @@
 /** Email over nodemailer: SMTP (pooled: connections reused across sends, up to the worker's concurrency) or the
- * local sendmail binary. */
-import nodemailer, { type Transporter } from 'nodemailer';
+ * local sendmail binary. nodemailer is imported and the transport created on the first send, not at import (the
+ * notify worker is built with every process's services; a Lambda cold start never sends mail). */
+import type { Transporter } from 'nodemailer';
+import type * as Nodemailer from 'nodemailer';
 import { htmlToText } from './text.ts';
 import type { ChannelSender, OutgoingMessage, SendResult } from './types.ts';
 
@@ -17,10 +19,20 @@ export interface SmtpOptions {
 
 export interface SendmailOptions { path?: string | null; from: string }
 
-function mailSender(transport: Transporter, from: string): ChannelSender {
+type TransportOptions = Parameters<typeof Nodemailer.createTransport>[0];
+
+function mailSender(options: TransportOptions, from: string): ChannelSender {
+  let transport: Promise<Transporter> | null = null;
+  let created: Transporter | null = null;
+  let closed = false;
+  const open = () => transport ??= import('nodemailer').then((m) => {
+    created = m.default.createTransport(options);
+    if (closed) created.close(); // closed while the first send was loading it
+    return created;
+  });
   return {
     async send(m: OutgoingMessage): Promise<SendResult> {
-      const info = await transport.sendMail({
+      const info = await (await open()).sendMail({
         from,
         ...(m.reference ? { messageId: `<${m.reference}@${from.replace(/^.*@/, '').replace(/[>\s]/g, '') || 'localhost'}>` } : {}),
         to: m.to,
@@ -35,13 +47,13 @@ function mailSender(transport: Transporter, from: string): ChannelSender {
         response: { accepted: info.accepted ?? [], rejected: info.rejected ?? [], response: info.response ?? null },
       };
     },
-    close() { transport.close(); },
+    close() { closed = true; created?.close(); },
   };
 }
 
 export function smtpSender(o: SmtpOptions): ChannelSender {
   const pool = o.pool && o.pool > 1 ? o.pool : 0;
-  const transport = nodemailer.createTransport({
+  return mailSender({
     host: o.host,
     port: o.port,
     secure: o.secure,
@@ -50,11 +62,9 @@ export function smtpSender(o: SmtpOptions): ChannelSender {
     greetingTimeout: 10_000,
     socketTimeout: 30_000,
     ...(o.user ? { auth: { user: o.user, pass: o.pass ?? '' } } : {}),
-  } as Parameters<typeof nodemailer.createTransport>[0]);
-  return mailSender(transport, o.from);
+  } as TransportOptions, o.from);
 }
 
 export function sendmailSender(o: SendmailOptions): ChannelSender {
-  const transport = nodemailer.createTransport({ sendmail: true, newline: 'unix', ...(o.path ? { path: o.path } : {}) });
-  return mailSender(transport, o.from);
+  return mailSender({ sendmail: true, newline: 'unix', ...(o.path ? { path: o.path } : {}) } as TransportOptions, o.from);
 }
