@@ -10,6 +10,7 @@ import { EventBus } from './events/bus.ts';
 import { registerWorkflowHooks } from './workflow/hooks.ts';
 import { openQueue } from './queue/index.ts';
 import type { Queue } from './queue/queue.ts';
+import { LazyQueue } from './queue/lazy-queue.ts';
 import { routeMessages } from './queue/router.ts';
 import { ACTION_MESSAGE } from './events/bus.ts';
 import { NotifyWorker } from './notify/outbox/worker.ts';
@@ -70,7 +71,8 @@ export async function createServices(config: Config, opts: StartOptions = {}): P
     : new MemoryStore());
   await store.ready?.();
   const schema = new SchemaCache(database.db, store);
-  const queue = opts.queue ?? await openQueue(config);
+  // SQS (split topology): the adapter and its SDK client are imported with the first message, not at start-up.
+  const queue = opts.queue ?? (config.sqsQueueUrl ? new LazyQueue('sqs', () => openQueue(config)) : await openQueue(config));
   const events = new EventBus();
   events.connect(queue, store);
   registerWorkflowHooks(events);
