@@ -31,6 +31,8 @@ export interface LambdaBuild {
   bytes: number;
   /** Every .mjs file written (entry and all chunks). */
   totalBytes: number;
+  /** The source files (relative to the checkout) in what a cold start reads: the entry and its static chunks. */
+  coldStartInputs: string[];
   /** Bytes on disk of each runtime external installed here (with its platform binary packages). */
   externals: Record<string, number>;
   metafile: Metafile;
@@ -74,10 +76,11 @@ export async function buildLambda(outdir = join(ROOT, '.build/lambda'), entry = 
   };
   visit(key(outfile));
   const bytes = [...loaded].reduce((sum, k) => sum + outputs[k]!.bytes, 0);
+  const coldStartInputs = [...loaded].flatMap((k) => Object.keys(outputs[k]!.inputs));
   const totalBytes = Object.entries(outputs).filter(([k]) => k.endsWith('.mjs')).reduce((sum, [, o]) => sum + o.bytes, 0);
   const externals: Record<string, number> = {};
   for (const name of RUNTIME_EXTERNALS) externals[name] = packageBytes(name);
-  return { outfile, bytes, totalBytes, externals, metafile: result.metafile };
+  return { outfile, bytes, totalBytes, coldStartInputs, externals, metafile: result.metafile };
 }
 
 /** On-disk size of an installed package plus its installed platform packages (`@node-rs/argon2-linux-x64-gnu`,

@@ -70,13 +70,32 @@ describe('Lambda bundle (functions/build.ts)', () => {
     const externalImports = outputs.flatMap((o) => o.imports).filter((i) => i.external && !i.path.startsWith('node:') && !builtinModules.includes(i.path.split('/')[0]!));
     // Every external the bundle refers to is one we declared, and each is reached through import() only.
     expect(externalImports.length).toBeGreaterThan(0);
+    // A package's subpaths (`@electric-sql/pglite/contrib/pg_trgm`) are external with it.
+    const packageOf = (path: string) => path.split('/').slice(0, path.startsWith('@') ? 2 : 1).join('/');
     for (const i of externalImports) {
-      expect(EXTERNALS as readonly string[]).toContain(i.path);
+      expect(EXTERNALS as readonly string[]).toContain(packageOf(i.path));
       // pg-native: pg's own `pg.native` getter require()s it on access, never at import.
       const lazy = i.path === 'pg-native' ? 'require-call' : 'dynamic-import';
       expect({ path: i.path, kind: i.kind }).toEqual({ path: i.path, kind: lazy });
     }
     expect(externalImports.map((i) => i.path)).toEqual(expect.arrayContaining(['@electric-sql/pglite', 'sharp', '@node-rs/argon2']));
+  });
+
+  it('reads at a cold start only what a first request needs: no route group, SDK or library loaded on demand', () => {
+    const cold = out.coldStartInputs;
+    expect(cold).toContain('functions/lambda.ts');
+    expect(cold).toContain('functions/http/lazy-routes.ts');
+    // Route groups are imported by the first request reaching them (functions/routes/lazy.ts).
+    expect(cold.filter((f) => /^functions\/routes\/(?!lazy\.ts|manifest\.ts)/.test(f))).toEqual([]);
+    const packages = new Set(cold.map((f) => /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(f)?.[1]).filter(Boolean));
+    for (const lazy of ['graphql', 'graphql-yoga', 'nodemailer', 'ioredis', 'ajv', 'handlebars', 'rate-limiter-flexible', 'zod',
+      '@aws-sdk/client-s3', '@aws-sdk/client-sqs', '@aws-sdk/lib-storage', '@aws-sdk/client-sesv2', 'prom-client', 'qs', 'otplib']) {
+      expect(packages.has(lazy), lazy).toBe(false);
+    }
+    for (const dir of ['core/openapi/', 'core/graphql/', 'core/items/', 'core/query/', 'core/versions/', 'core/db/migrations', 'migrations/']) {
+      expect(cold.filter((f) => f.startsWith(dir)), dir).toEqual([]);
+    }
+    expect(out.bytes).toBeLessThan(600_000);
   });
 
   it('imports in a fresh process without touching the database; a failed start is retried on the next event', async () => {
