@@ -5,7 +5,7 @@
 //   node test/bench/lambda-child.mjs <bundle.mjs> <steps JSON>
 //
 // steps: [{ method, path, query?, headers?, body? }, ...], invoked in order. Prints one JSON line on stdout:
-// { startMs, startCpuMs, importMs, importCpuMs, connectMs, steps: [{ atMs, cpuMs, statusCode, body, headers, cookies }], services }: wall
+// { startMs, startCpuMs, importMs, importCpuMs, connectMs, redisConnectMs, steps: [{ atMs, cpuMs, statusCode, body, headers, cookies }], services }: wall
 // times are milliseconds since this process started (performance.now() counts from the process's time origin);
 // cpuMs is this process's user+system CPU time so far (less sensitive than wall time to a loaded machine).
 // services: whether every invocation saw the same instance Services (currentServices()), and its pool bound.
@@ -96,7 +96,17 @@ if (process.env.LAMBDA_CHILD_MEASURE_CONNECT && process.env.DATABASE_URL) {
   connectMs = performance.now() - t0;
   await client.end();
 }
+// With REDIS_URL as well: one fresh Redis connection (connect and ready), the other network setup of a first event.
+let redisConnectMs = null;
+if (process.env.LAMBDA_CHILD_MEASURE_CONNECT && process.env.REDIS_URL) {
+  const { Redis } = await import('ioredis');
+  const redis = new Redis(process.env.REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 0 });
+  const t0 = performance.now();
+  await redis.connect();
+  redisConnectMs = performance.now() - t0;
+  redis.disconnect();
+}
 const info = { sameServices: seen.size === 1 && !seen.has(null), poolMax: services?.config.dbPoolMax ?? null, connections };
-process.stdout.write(`${JSON.stringify({ startMs, startCpuMs, importMs, importCpuMs, connectMs, steps: results, services: info })}\n`);
+process.stdout.write(`${JSON.stringify({ startMs, startCpuMs, importMs, importCpuMs, connectMs, redisConnectMs, steps: results, services: info })}\n`);
 // A Lambda instance is frozen, not ended: open pool connections would keep this process alive.
 process.exit(0);
