@@ -21,7 +21,13 @@ function errorBody(err: unknown, config: Config): { status: number; body: ErrorB
 
 export function errorResponse(c: Context, err: unknown, config: Config): Response {
   const { status, body } = errorBody(err, config);
+  retryAfterOn503(c, status, config);
   return c.json(body, status as 400);
+}
+
+/** Every 503 (database or shared store unavailable, pressure) tells the client when to try again. */
+function retryAfterOn503(c: Context, status: number, config: Config): void {
+  if (status === 503) c.header('Retry-After', String(config.pressure.retryAfterSeconds));
 }
 
 /** The `request.error` filter (SPEC.md > Events 2): hooks may rewrite the error list before it is sent. A hook
@@ -40,6 +46,7 @@ async function filteredErrorResponse(c: Context<AppEnv>, err: unknown, config: C
       if (config.logLevel !== 'silent') console.error('request.error filter failed:', (filterError as Error)?.message);
     }
   }
+  retryAfterOn503(c, status, config);
   return c.json(body, status as 400);
 }
 

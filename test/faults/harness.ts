@@ -57,7 +57,7 @@ export async function spawnServer(opts: SpawnOptions): Promise<FaultServer> {
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
     proc.once('exit', (code, signal) => resolve({ code, signal }));
   });
-  const deadline = Date.now() + 60_000;
+  const deadline = Date.now() + 120_000;
   while (!output.includes('listening on')) {
     if (proc.exitCode !== null || proc.signalCode !== null) throw new Error(`server exited: ${output}`);
     if (Date.now() > deadline) {

@@ -64,7 +64,7 @@ describe.skipIf(!PG_URL)(`killed mid-write${PG_SKIP}`, () => {
   beforeAll(async () => {
     database = await cloneTestDatabase();
     await withPg(database.url!, (c) => c.query(MODEL));
-  }, 60_000);
+  }, 150_000);
 
   afterAll(async () => {
     await server?.stop();
@@ -144,5 +144,5 @@ describe.skipIf(!PG_URL)(`killed mid-write${PG_SKIP}`, () => {
         and not exists (select 1 from svc_revisions r where r.activity = a.id)`, []);
       expect(bare, 'activity rows without a revision').toBe(0);
     });
-  }, 90_000);
+  }, 180_000);
 });

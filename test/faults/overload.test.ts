@@ -29,7 +29,7 @@ async function hammer(method: string, path: string, body?: string): Promise<Outc
       url: server.url,
       connections: CONNECTIONS,
       amount: AMOUNT,
-      timeout: 20,
+      timeout: 30,
       requests: [{
         method, path, body,
         headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
@@ -75,7 +75,7 @@ describe.skipIf(!PG_URL)(`overload: ${CONNECTIONS} connections${PG_SKIP}`, () =>
         PRESSURE_LIMITER_MAX_EVENT_LOOP_UTILIZATION: '0', PRESSURE_LIMITER_MAX_MEMORY_RSS: '400mb', DB_POOL_MAX: '10',
       },
     });
-  }, 60_000);
+  }, 150_000);
 
   afterAll(async () => {
     await server?.stop();
@@ -101,6 +101,6 @@ describe.skipIf(!PG_URL)(`overload: ${CONNECTIONS} connections${PG_SKIP}`, () =>
       expect(out.maxRss).toBeLessThan(RSS_CEILING);
       await servesNormally();
       expect(server.proc.exitCode, server.output()).toBeNull();
-    }, 60_000);
+    }, 150_000);
   }
 });

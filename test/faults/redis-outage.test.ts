@@ -62,7 +62,7 @@ describe.skipIf(!PG_URL || !REDIS_URL)(`Redis outage and return under load${SHAR
     // Hashing the password takes a while on a loaded machine.
     const victim = await req(a, 'POST', '/users', { body: { ...VICTIM, status: 'active' }, timeoutMs: 30_000 });
     expect(victim.status, victim.text).toBe(200);
-  }, 90_000);
+  }, 180_000);
 
   afterAll(async () => {
     stop = true;

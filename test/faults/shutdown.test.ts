@@ -95,7 +95,7 @@ describe.skipIf(!PG_URL)(`graceful shutdown${PG_SKIP}`, () => {
       spawnServer({ databaseUrl: database.url!, env: env({ SHUTDOWN_TIMEOUT: '700ms' }) }),
     ]);
     servers.push(drained, deadlined);
-  }, 90_000);
+  }, 180_000);
 
   afterAll(async () => {
     for (const s of servers) await s.stop();

@@ -61,7 +61,7 @@ describe.skipIf(!PG_URL)(`slow and idle clients${PG_SKIP}`, () => {
       await c.query("insert into notes (title) values ('first')");
     });
     server = await spawnServer({ databaseUrl: database.url!, env: { ...TIMEOUTS, EXTENSIONS_PATH: 'test/faults/extensions' } });
-  }, 60_000);
+  }, 150_000);
 
   afterAll(async () => {
     await server?.stop();
@@ -164,5 +164,5 @@ describe.skipIf(!PG_URL)(`slow and idle clients${PG_SKIP}`, () => {
     } finally {
       for (const s of sockets) s.socket.destroy();
     }
-  }, 60_000);
+  }, 150_000);
 });
