@@ -167,11 +167,11 @@ const loadBefore = loadavg()[0];
 const first = await measure('embedded', false, 'embedded, first start (new DATA_DIR)', undefined, true);
 const results: Result[] = [first, await measure('embedded', false, 'embedded, restart on that DATA_DIR', first.dataDir), await measure('postgres', false, 'DATABASE_URL')];
 rmSync(first.dataDir, { recursive: true, force: true });
-if (process.env.BENCH_MEMORY_NPM !== '0') results.push(await measure('embedded', true, 'embedded, `npm start` (npm + node)'));
+if (process.env.BENCH_MEMORY_NPM !== '0') results.push(await measure('embedded', true, 'embedded, `npm start` (npm + package.json\'s start script)'));
 const lines = [
   `# Memory bench (${new Date().toISOString()})`,
   '',
-  `\`node ${nodeArgs.join(' ')} ${script}\` (what \`npm start\` runs), RSS of the process tree sampled every 50 ms; warm-up: ${requests} mixed requests, one at a time.`,
+  `\`node ${nodeArgs.join(' ')} ${script}\`${script === 'container/main.ts' ? ' (what \`npm start\` runs)' : ''}, RSS of the process tree sampled every 50 ms; warm-up: ${requests} mixed requests, one at a time.`,
   '',
   '| mode | RSS idle after start (MB) | RSS peak in warm-up (MB) | RSS idle after warm-up (MB) | requests | warm-up s |',
   '|---|---:|---:|---:|---:|---:|',
