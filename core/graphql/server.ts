@@ -138,7 +138,7 @@ function acceptsPlainJson(request: Request): boolean {
 export interface GraphqlReply {
   status: number;
   headers: Record<string, string>;
-  body: string | null;
+  body: string;
 }
 
 /** A result as yoga's JSON processor sends it: our envelope plugin's status and headers, `extensions.http` left out. */
@@ -173,7 +173,7 @@ export async function handleGraphql(request: Request, service: ServiceContext, s
     paths.direct++;
     const result = await server.getResultForParams({ params: body, request }, ctx);
     // No subscriptions, @defer or @stream here: a stream result is refused as yoga's JSON processor refuses it.
-    if (!isObject(result) || Symbol.asyncIterator in result) return { status: 406, headers: {}, body: null };
+    if (!isObject(result) || Symbol.asyncIterator in result) return { status: 406, headers: {}, body: '' };
     return jsonReply(result as ExecutionResult, service.config);
   }
   paths.yoga++;
