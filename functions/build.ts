@@ -19,7 +19,7 @@ const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
  * - pg-native: the optional native binding `pg` tries lazily; the pure-JS client is used.
  * The AWS SDK v3 clients are bundled (as SST does): the copy in the nodejs20.x runtime is whatever version AWS ships
  * at the time, and a bundled, tree-shaken client pins the version tested and is loaded from one file. */
-export const EXTERNALS = ['sharp', '@node-rs/argon2', '@electric-sql/pglite', 'pg-native'] as const;
+export const EXTERNALS = ['sharp', '@node-rs/argon2', '@electric-sql/pglite', '@electric-sql/pglite/contrib/pg_trgm', 'pg-native'] as const;
 
 /** Externals the bundle actually loads at runtime (PGlite and pg-native are never loaded in the Lambda). */
 export const RUNTIME_EXTERNALS = ['sharp', '@node-rs/argon2'] as const;
