@@ -50,4 +50,4 @@ EXPOSE 8055
 HEALTHCHECK --interval=15s --timeout=5s --start-period=30s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||8055)+'/server/health').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
 
-CMD ["node", "dist/container/main.js"]
+CMD ["node", "--max-semi-space-size=2", "dist/container/main.js"]

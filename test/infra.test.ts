@@ -437,7 +437,7 @@ describe('docker-compose.yml and the Dockerfile (local emulation)', () => {
     const run = dockerfile.slice(dockerfile.indexOf('AS run'));
     expect(run).toMatch(/^USER node$/m);
     expect(run.indexOf('USER node')).toBeLessThan(run.indexOf('CMD ['));
-    expect(run).toMatch(/^CMD \["node", "dist\/container\/main\.js"\]$/m);
+    expect(run).toMatch(/^CMD \["node", ("--[a-z-]+=?[^"]*", )*"dist\/container\/main\.js"\]$/m);
     expect(run).not.toMatch(/tsx/);
 
     const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
