@@ -4,9 +4,9 @@
  * 200 or 503 SERVICE_UNAVAILABLE (no driver text, never a 500), the pool recovers without a restart, and
  * GET /server/health reports the outage (503, status error) and the recovery (200, status ok). */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cloneTestDatabase, type TestDatabase } from '../helpers/app.ts';
+import type { TestDatabase } from '../helpers/app.ts';
 import { call, until, type CallResult } from '../split/harness.ts';
-import { PG_SKIP, PG_URL, sleep, spawnServer, terminateBackends, withPg, type FaultServer } from './harness.ts';
+import { type FaultServer, notesDatabase, PG_SKIP, PG_URL, sleep, spawnServer, terminateBackends, withPg } from './harness.ts';
 
 let database: TestDatabase;
 let server: FaultServer;
@@ -31,12 +31,7 @@ function unexpectedOf(r: Awaited<ReturnType<typeof timed>>): boolean {
 
 describe.skipIf(!PG_URL)(`database connection loss under load${PG_SKIP}`, () => {
   beforeAll(async () => {
-    database = await cloneTestDatabase();
-    await withPg(database.url!, async (c) => {
-      await c.query('create table notes (id serial primary key, title text)');
-      await c.query("insert into svc_collections (collection, accountability) values ('notes', 'all')");
-      await c.query("insert into notes (title) select 'seed ' || g from generate_series(1, 20) g");
-    });
+    database = await notesDatabase(20);
     server = await spawnServer({ databaseUrl: database.url! });
   }, 150_000);
 

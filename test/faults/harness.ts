@@ -9,6 +9,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import pg from 'pg';
 import { freePort } from '../helpers/free-port.ts';
 import { testEnv } from '../helpers/template.ts';
+import { cloneTestDatabase, type TestDatabase } from '../helpers/app.ts';
 
 export const PG_URL = process.env.TEST_DATABASE_URL;
 export const REDIS_URL = process.env.REDIS_URL;
@@ -88,6 +89,18 @@ export async function withPg<T>(url: string, fn: (client: pg.Client) => Promise<
   } finally {
     await client.end();
   }
+}
+
+/** A private database cloned from the test template with a `notes` collection (activity and revisions on),
+ * seeded with `seedRows` rows. */
+export async function notesDatabase(seedRows = 1): Promise<TestDatabase> {
+  const database = await cloneTestDatabase();
+  await withPg(database.url!, async (c) => {
+    await c.query('create table notes (id serial primary key, title text)');
+    await c.query("insert into svc_collections (collection, accountability) values ('notes', 'all')");
+    await c.query("insert into notes (title) select case when $1::int = 1 then 'first' else 'seed ' || g end from generate_series(1, $1::int) g", [seedRows]);
+  });
+  return database;
 }
 
 /** Terminates every backend of the database `url` names (what a restart or failover does to its clients). */

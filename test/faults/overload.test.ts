@@ -4,10 +4,10 @@
  * serves normally again. */
 import autocannon from 'autocannon';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cloneTestDatabase, type TestDatabase } from '../helpers/app.ts';
+import type { TestDatabase } from '../helpers/app.ts';
 import { ADMIN_TOKEN } from '../helpers/template.ts';
 import { call } from '../split/harness.ts';
-import { PG_SKIP, PG_URL, rssOf, sleep, spawnServer, withPg, type FaultServer } from './harness.ts';
+import { type FaultServer, notesDatabase, PG_SKIP, PG_URL, rssOf, sleep, spawnServer } from './harness.ts';
 
 const CONNECTIONS = 500;
 /** Requests per run: every one of them must get its answer (a fixed duration would drop those in flight). */
@@ -59,12 +59,7 @@ async function servesNormally(): Promise<void> {
 
 describe.skipIf(!PG_URL)(`overload: ${CONNECTIONS} connections${PG_SKIP}`, () => {
   beforeAll(async () => {
-    database = await cloneTestDatabase();
-    await withPg(database.url!, async (c) => {
-      await c.query('create table notes (id serial primary key, title text)');
-      await c.query("insert into svc_collections (collection, accountability) values ('notes', 'all')");
-      await c.query("insert into notes (title) values ('first')");
-    });
+    database = await notesDatabase();
     server = await spawnServer({
       databaseUrl: database.url!,
       env: {

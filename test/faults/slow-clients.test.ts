@@ -7,10 +7,10 @@
 import { execSync } from 'node:child_process';
 import { connect, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cloneTestDatabase, type TestDatabase } from '../helpers/app.ts';
+import type { TestDatabase } from '../helpers/app.ts';
 import { ADMIN_TOKEN } from '../helpers/template.ts';
 import { call } from '../split/harness.ts';
-import { PG_SKIP, PG_URL, sleep, spawnServer, withPg, type FaultServer } from './harness.ts';
+import { type FaultServer, notesDatabase, PG_SKIP, PG_URL, sleep, spawnServer, withPg } from './harness.ts';
 
 const TIMEOUTS = { HTTP_HEADERS_TIMEOUT: '2s', HTTP_REQUEST_TIMEOUT: '3s', HTTP_KEEP_ALIVE_TIMEOUT: '1s', HTTP_SOCKET_TIMEOUT: '2s' };
 const fdLimit = Number(execSync('ulimit -n', { shell: '/bin/sh' }).toString().trim()) || 1024;
@@ -54,12 +54,7 @@ function open(): Promise<{ socket: Socket; closed: Promise<number> }> {
 
 describe.skipIf(!PG_URL)(`slow and idle clients${PG_SKIP}`, () => {
   beforeAll(async () => {
-    database = await cloneTestDatabase();
-    await withPg(database.url!, async (c) => {
-      await c.query('create table notes (id serial primary key, title text)');
-      await c.query("insert into svc_collections (collection, accountability) values ('notes', 'all')");
-      await c.query("insert into notes (title) values ('first')");
-    });
+    database = await notesDatabase();
     server = await spawnServer({ databaseUrl: database.url!, env: { ...TIMEOUTS, EXTENSIONS_PATH: 'test/faults/extensions' } });
   }, 150_000);
 
