@@ -6,7 +6,7 @@ import { loadConfig } from '../core/config.ts';
 import { withPersistentSecret } from '../core/auth/secret.ts';
 import { createServices } from '../core/services.ts';
 import { createFunctionsApp } from '../functions/app.ts';
-import { createContainerApp, createStandaloneApp } from './app.ts';
+import { createLazyContainerApp, createLazyStandaloneApp } from './lazy-app.ts';
 import { startTusCleanup } from '../core/tus/cleanup.ts';
 import { startWorkflowTimeouts } from '../core/workflow/timeouts.ts';
 import { loadExtensions } from '../core/extensions/host.ts';
@@ -34,8 +34,11 @@ if (config.secretGenerated) {
 
 // Extensions load once, before the app is built (EXTENSIONS_PATH; EXTENSIONS_MUST_LOAD stops the start here).
 const extensions = await loadExtensions(services);
-const app = mode === 'container' ? createContainerApp(services, extensions)
-  : mode === 'functions' ? createFunctionsApp(services, extensions) : createStandaloneApp(services, extensions);
+// Route groups are imported by the first request that reaches them, so the process holds only the code (and the
+// libraries: GraphQL, tus, the S3 SDK, ...) its requests use.
+const app = mode === 'container' ? createLazyContainerApp(services, extensions)
+  : mode === 'functions' ? createFunctionsApp(services, extensions, { preloadRoutes: false })
+    : createLazyStandaloneApp(services, extensions);
 // Socket timeouts (HTTP_*) bound slow and idle clients; the drain (SHUTDOWN_TIMEOUT) runs on SIGTERM/SIGINT.
 const drain = new HttpDrain(config.http);
 const server = serve({

@@ -57,7 +57,9 @@ export interface StartOptions {
 export async function createServices(config: Config, opts: StartOptions = {}): Promise<Services> {
   // prom-client is loaded only with METRICS_ENABLED (its module sets up collectors at import).
   const metrics = config.metrics.enabled ? (await import('./metrics/http-metrics.ts')).createHttpMetrics(config.metrics) : null;
-  const database = opts.database ?? await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolMax: config.dbPoolMax });
+  const database = opts.database ?? await openDatabase({
+    databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolMax: config.dbPoolMax, wasmCompiler: config.pgliteWasmCompiler,
+  });
   if (!opts.skipMigrations) {
     // Loaded only when they run: a Lambda cold start skips them (migrations run at deploy time).
     const [{ migrateToLatest }, { bootstrap }] = await Promise.all([import('./db/migrate.ts'), import('./bootstrap.ts')]);

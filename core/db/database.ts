@@ -3,6 +3,7 @@
  * instance or a transaction), so a request's statements always share its transaction. */
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
+import { setFlagsFromString } from 'node:v8';
 import { CompiledQuery, Kysely, type Transaction } from 'kysely';
 import { PgliteDialect } from './pglite-driver.ts';
 import { PgDialect, createPool } from './pg-driver.ts';
@@ -30,6 +31,10 @@ export interface DatabaseOptions {
   loadDataDir?: Blob | File;
   /** Keep PGlite in memory instead of under dataDir. */
   inMemory?: boolean;
+  /** PGlite's WASM compiler: `baseline` compiles with Liftoff only. V8 otherwise also compiles hot functions with
+   * TurboFan and keeps both codes, ~55MB more RSS, for queries up to ~30% faster. The flag is process-wide and
+   * applies to WASM compiled after it is set, which here is only PGlite's. Default `optimizing`. */
+  wasmCompiler?: 'baseline' | 'optimizing';
 }
 
 /** The embedded engine's memory: Postgres' shared buffers live in the WASM heap, and every page of them that is
@@ -56,6 +61,7 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
     const db = new Kysely<any>({ dialect: new PgDialect(pool) });
     return { kind: 'pg', db, close: () => db.destroy() };
   }
+  if (opts.wasmCompiler === 'baseline') setFlagsFromString('--liftoff-only');
   const [{ PGlite }, { pg_trgm }] = await Promise.all([import('@electric-sql/pglite'), import('@electric-sql/pglite/contrib/pg_trgm')]);
   let dataDir: string | undefined;
   if (!opts.inMemory && !opts.loadDataDir) {

@@ -7,7 +7,7 @@ import { DataStore, ERRORS, type Upload } from '@tus/utils';
 import { run } from '../db/database.ts';
 import type { Services } from '../services.ts';
 import { ObjectstoreDriver } from '../storage/objectstore.ts';
-import { RecordedPartsS3Store, type PartLog, type UploadedPart } from './s3-store.ts';
+import type { RecordedPartsS3Store, PartLog, UploadedPart } from './s3-store.ts';
 
 /** The part list of S3 uploads, kept in svc_files.tus_data.parts (appended atomically, one statement each). */
 export function rowPartLog(services: Services): PartLog {
@@ -42,7 +42,9 @@ export class ProviderStores extends DataStore {
     if (!(driver instanceof ObjectstoreDriver)) return this.staging;
     let store = this.#s3.get(driver);
     if (!store) {
-      store = new RecordedPartsS3Store(driver, this.parts, this.services.config.files.tusChunkSize);
+      // @tus/s3-store and the S3 SDK load with the first upload to an objectstore provider.
+      const { RecordedPartsS3Store } = await import('./s3-store.ts');
+      store = this.#s3.get(driver) ?? new RecordedPartsS3Store(driver, this.parts, this.services.config.files.tusChunkSize);
       this.#s3.set(driver, store);
     }
     return store;

@@ -1,4 +1,5 @@
-/** Memory of a standalone server (issue 13): spawns what `npm start` runs, `node --import tsx container/main.ts`,
+/** Memory of a standalone server (issue 13): spawns what `npm start` runs, `node --max-semi-space-size=2
+ * scripts/start.mjs` (the compiled dist/, built first when stale),
  * once with the embedded engine (a fresh DATA_DIR) and once with DATABASE_URL (a fresh database), samples the
  * process' RSS (/proc/<pid>/status VmRSS) every 50 ms, and reports it idle after the start, at its peak during a
  * warm-up of a few hundred mixed requests (schema changes, creates, updates, lists with filter/sort/search,
@@ -6,7 +7,8 @@
  * process on top (measured once here as the wrapper row).
  *
  * Env: BENCH_DATABASE_URL (admin URL, default postgres://postgres@127.0.0.1:5432/postgres), BENCH_MEMORY_REQUESTS
- * (default 400), BENCH_MEMORY_SCRIPT (default container/main.ts), BENCH_MEMORY_NODE_ARGS (default --import tsx).
+ * (default 400), BENCH_MEMORY_SCRIPT (default scripts/start.mjs), BENCH_MEMORY_NODE_ARGS (default --max-semi-space-size=2),
+ * BENCH_MEMORY_ENV (extra NAME=value pairs for the server, space-separated).
  * Run: npx tsx test/bench/memory.ts; writes test/bench/results-memory.md. */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -21,8 +23,9 @@ const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '..', '..');
 const adminUrl = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const requests = Number(process.env.BENCH_MEMORY_REQUESTS ?? 400);
-const script = process.env.BENCH_MEMORY_SCRIPT ?? 'container/main.ts';
-const nodeArgs = (process.env.BENCH_MEMORY_NODE_ARGS ?? '--import tsx').split(' ').filter(Boolean);
+const script = process.env.BENCH_MEMORY_SCRIPT ?? 'scripts/start.mjs';
+const nodeArgs = (process.env.BENCH_MEMORY_NODE_ARGS ?? '--max-semi-space-size=2').split(' ').filter(Boolean);
+const extraEnv = Object.fromEntries((process.env.BENCH_MEMORY_ENV ?? '').split(' ').filter(Boolean).map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]));
 const ADMIN_EMAIL = 'memory@example.com';
 const ADMIN_PASSWORD = `memory-${randomBytes(9).toString('hex')}`;
 const log = (msg: string) => console.log(`[memory-bench] ${msg}`);
@@ -124,7 +127,7 @@ async function measure(mode: 'embedded' | 'postgres', viaNpm: boolean, label: st
     ...process.env as Record<string, string>, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, ADMIN_EMAIL, ADMIN_PASSWORD,
     LOG_LEVEL: 'warn', NODE_ENV: 'production', RATE_LIMITER_ENABLED: 'false',
     // The machine is shared and loaded: the event-loop pressure guard would answer 503 to a warm-up request.
-    PRESSURE_ENABLED: 'false',
+    PRESSURE_ENABLED: 'false', ...extraEnv,
   };
   delete env.DATABASE_URL;
   if (mode === 'postgres') {
@@ -167,11 +170,14 @@ const loadBefore = loadavg()[0];
 const first = await measure('embedded', false, 'embedded, first start (new DATA_DIR)', undefined, true);
 const results: Result[] = [first, await measure('embedded', false, 'embedded, restart on that DATA_DIR', first.dataDir), await measure('postgres', false, 'DATABASE_URL')];
 rmSync(first.dataDir, { recursive: true, force: true });
-if (process.env.BENCH_MEMORY_NPM !== '0') results.push(await measure('embedded', true, 'embedded, `npm start` (npm + package.json\'s start script)'));
+if (process.env.BENCH_MEMORY_NPM !== '0') {
+  results.push(await measure('embedded', true, 'embedded, `npm start` (npm\'s own process included)'));
+  results.push(await measure('postgres', true, 'DATABASE_URL, `npm start` (npm\'s own process included)'));
+}
 const lines = [
   `# Memory bench (${new Date().toISOString()})`,
   '',
-  `\`node ${nodeArgs.join(' ')} ${script}\`${script === 'container/main.ts' ? ' (what \`npm start\` runs)' : ''}, RSS of the process tree sampled every 50 ms; warm-up: ${requests} mixed requests, one at a time.`,
+  `\`node ${nodeArgs.join(' ')} ${script}\`${script === 'scripts/start.mjs' ? ' (what \`npm start\` runs)' : ''}${Object.keys(extraEnv).length ? ` with ${process.env.BENCH_MEMORY_ENV}` : ''}, RSS of the process tree sampled every 50 ms; warm-up: ${requests} mixed requests, one at a time.`,
   '',
   '| mode | RSS idle after start (MB) | RSS peak in warm-up (MB) | RSS idle after warm-up (MB) | requests | warm-up s |',
   '|---|---:|---:|---:|---:|---:|',
