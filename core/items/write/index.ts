@@ -12,7 +12,7 @@ import { insertBatch, insertBatchWithActivity, updateBatchFlat } from './batch.t
 import { insertPrepared, insertSql, validateCreate } from './create.ts';
 import { deleteMany } from './delete.ts';
 import { isFlat, writeWithActivity } from './fast.ts';
-import { keyArrayCast, keyOf, parseKey, parseKeyList, primaryField, unique } from './keys.ts';
+import { keyMatch, keyOf, parseKey, parseKeyList, primaryField, unique } from './keys.ts';
 import { isPlainObject, type PreparedPayload } from './payload.ts';
 import { upsertSingletonRow } from './singleton.ts';
 import type { PrimaryKey, WriteOptions } from './types.ts';
@@ -143,9 +143,9 @@ export async function deleteItem(ctx: ServiceContext, collection: string, key: u
   const k = parseKey(c, key);
   await validation(ctx, collection, 'delete');
   const keys = await filterItems(ctx, 'delete', collection, [k]);
-  const pk = primaryField(c);
+  const match = keyMatch(primaryField(c), `_row.${ident(c.primary!)}`, 1, keys);
   const written = await writeWithActivity(ctx, c, 'delete', {
-    sql: `delete from ${ident(c.collection)} as _row where _row.${ident(pk.field)} = any($1${keyArrayCast(pk)})`, params: [keys],
+    sql: `delete from ${ident(c.collection)} as _row where ${match.sql}`, params: [match.param],
   }, null, opts.version ?? null);
   if (written.length === 0) throw new ForbiddenError();
   emitItems(ctx, 'delete', collection, written, written);

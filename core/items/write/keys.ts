@@ -68,3 +68,14 @@ export function unique(keys: PrimaryKey[]): PrimaryKey[] {
 export function keyArrayCast(field: FieldOverview): string {
   return field.dbType && /^[a-z0-9_]+$/.test(field.dbType) ? `::${field.dbType}[]` : '';
 }
+
+/** `<ref> = $n` for one key, `<ref> = any($n::type[])` for several, and the parameter to bind. A prepared
+ * statement with `= any($n)` never gets a generic plan on Postgres (its generic estimate of 10 keys always
+ * costs more than the custom plan of one), so it would be planned again on every execution. */
+export function keyMatch(field: FieldOverview, ref: string, n: number, keys: PrimaryKey[]): { sql: string; param: unknown } {
+  if (keys.length === 1) {
+    const cast = field.dbType && /^[a-z0-9_]+$/.test(field.dbType) ? `::${field.dbType}` : '';
+    return { sql: `${ref} = $${n}${cast}`, param: keys[0] };
+  }
+  return { sql: `${ref} = any($${n}${keyArrayCast(field)})`, param: keys };
+}

@@ -3,7 +3,7 @@ import { ident, run } from '../../db/database.ts';
 import { ForbiddenError, InvalidPayloadError } from '../../errors.ts';
 import type { CollectionOverview } from '../../schema/types.ts';
 import { checkDepth, permit, track } from './context.ts';
-import { keyArrayCast, primaryField } from './keys.ts';
+import { keyArrayCast, keyMatch, primaryField } from './keys.ts';
 import { writeToMany, writeToOne } from './nested.ts';
 import { checkFieldAccess, isPlainObject, preparePayload, type PreparedPayload } from './payload.ts';
 import { keyFromRow, returning, snapshotSql, type WrittenRow } from './sql.ts';
@@ -26,10 +26,11 @@ export function updateSql(collection: CollectionOverview, columns: Payload, keys
   const names = Object.keys(columns);
   if (names.length === 0) return null;
   const pk = primaryField(collection);
+  const match = keyMatch(pk, `_row.${ident(pk.field)}`, names.length + 1, keys);
   return {
     sql: `update ${ident(collection.collection)} as _row set ${names.map((c, i) => `${ident(c)} = $${i + 1}`).join(', ')}
-      where _row.${ident(pk.field)} = any($${names.length + 1}${keyArrayCast(pk)})`,
-    params: [...names.map((c) => columns[c]), keys],
+      where ${match.sql}`,
+    params: [...names.map((c) => columns[c]), match.param],
   };
 }
 
