@@ -1,6 +1,6 @@
 /** The Mailer port: nodemailer over SMTP (or the local sendmail binary), configured from EMAIL_*. One
  * transport per configuration, reused across requests (it pools nothing, so it holds no sockets idle). */
-import nodemailer, { type Transporter } from 'nodemailer';
+import type { Transporter } from 'nodemailer';
 import type { Config } from '../config.ts';
 
 export interface MailMessage {
@@ -12,10 +12,12 @@ export interface MailMessage {
 
 const transports = new WeakMap<Config, Transporter>();
 
-function transportFor(config: Config): Transporter {
+/** nodemailer is imported with the first message: most processes never send one. */
+async function transportFor(config: Config): Promise<Transporter> {
   let transport = transports.get(config);
   if (!transport) {
-    transport = config.emailTransport === 'sendmail'
+    const { default: nodemailer } = await import('nodemailer');
+    transport = transports.get(config) ?? config.emailTransport === 'sendmail'
       ? nodemailer.createTransport({ sendmail: true, newline: 'unix' })
       : nodemailer.createTransport({
         host: config.emailSmtpHost,
@@ -33,7 +35,7 @@ function transportFor(config: Config): Transporter {
 }
 
 export async function sendMail(config: Config, message: MailMessage): Promise<void> {
-  await transportFor(config).sendMail({ from: config.emailFrom, ...message });
+  await (await transportFor(config)).sendMail({ from: config.emailFrom, ...message });
 }
 
 /** A plain message with one call-to-action link, as text and as HTML. */
