@@ -2,7 +2,7 @@
  * create is one multi-row INSERT (DEFAULT where an item leaves a column out), a batch update one UPDATE per
  * distinct set of columns, joined to the items' values; activity and revisions go in the one flush of
  * runWrite. Items carrying nested writes take the per-item path. */
-import { ident, run } from '../../db/database.ts';
+import { ident, PREPARE_MARK, run } from '../../db/database.ts';
 import { ForbiddenError } from '../../errors.ts';
 import type { CollectionOverview } from '../../schema/types.ts';
 import { track } from './context.ts';
@@ -20,6 +20,26 @@ function chunks<T>(list: T[], size: number): T[][] {
   const out: T[][] = [];
   for (let i = 0; i < list.length; i += size) out.push(list.slice(i, i + size));
   return out;
+}
+
+/** The insert of flat prepared payloads that all set the same columns, as a statement whose text does not depend
+ * on the number of items: the items are one JSON parameter read by json_populate_recordset (every value converted
+ * by its column's input function, as updateBatchFlat does), so Postgres parses and plans it once per connection
+ * (a multi-row VALUES list of n x columns parameters is parsed and planned again on every request). Null when the
+ * items differ in their columns (DEFAULT then fills what an item leaves out: insertValuesSql). */
+function insertRecordsetSql(collection: CollectionOverview, prepared: PreparedPayload[], params: unknown[]): string | null {
+  for (const p of prepared) insertSql(collection, p.columns);
+  const names = Object.keys(prepared[0].columns);
+  if (names.length === 0) return null;
+  for (const p of prepared) {
+    const columns = Object.keys(p.columns);
+    if (columns.length !== names.length || !names.every((n) => Object.hasOwn(p.columns, n))) return null;
+  }
+  const table = ident(collection.collection);
+  const list = names.map(ident).join(', ');
+  params.push(`[${prepared.map((p) => recordJson(collection, names, p.columns)).join(',')}]`);
+  // The function scan yields the array's elements in order, so RETURNING still follows the payload order.
+  return `insert into ${table} as _row (${list}) select ${list} from json_populate_recordset(null::${table}, $${params.length}::json)`;
 }
 
 /** The multi-row insert of flat prepared payloads (null when it would bind too many parameters for one statement). */
@@ -49,8 +69,14 @@ export async function insertBatchWithActivity(
   const params: unknown[] = [];
   const pk = ident(collection.primary!);
   let sql: string;
+  let prepare = false;
+  const insertOf = () => {
+    const recordset = insertRecordsetSql(collection, prepared, params);
+    prepare = recordset !== null;
+    return recordset ?? insertValuesSql(collection, prepared, params);
+  };
   if (!mode) {
-    const insert = insertValuesSql(collection, prepared, params);
+    const insert = insertOf();
     if (!insert) return null;
     sql = `${insert} returning _row.${pk} as pk`;
   } else {
@@ -58,7 +84,7 @@ export async function insertBatchWithActivity(
     params.push(a.user, a.ip?.slice(0, 50) ?? null, a.userAgent, a.origin?.slice(0, 255) ?? null, collection.collection, a.impersonatedBy ?? null);
     const revisions = mode === 'all';
     if (revisions) params.push(`[${prepared.map((p) => JSON.stringify(redactDelta(collection, p.columns) ?? {})).join(',')}]`, version);
-    const insert = insertValuesSql(collection, prepared, params);
+    const insert = insertOf();
     if (!insert) return null;
     sql = `with _w as (${insert} returning _row.*),
       _n as (select _w, row_number() over () as _i from _w),
@@ -73,7 +99,7 @@ export async function insertBatchWithActivity(
     }
     sql += ` select (_n._w).${pk} as pk from _n order by _n._i`;
   }
-  const rows = await run<{ pk: unknown }>(ctx.db, sql, params);
+  const rows = await run<{ pk: unknown }>(ctx.db, prepare ? PREPARE_MARK + sql : sql, params);
   return rows.map((r) => keyFromRow(r.pk));
 }
 
@@ -104,14 +130,19 @@ export async function insertBatch(w: WriteContext, collection: CollectionOvervie
   return keys;
 }
 
-/** The items of one group as the JSON array json_populate_recordset reads: every value as JSON (json columns hold
- * JSON text already, spliced in as is), so Postgres converts each with the input function of its column's type. */
+/** One item as the JSON object json_populate_recordset reads: every value as JSON (json columns hold JSON text
+ * already, spliced in as is), so Postgres converts each with the input function of its column's type. */
+function recordJson(collection: CollectionOverview, names: string[], columns: Payload, prefix = ''): string {
+  return `{${prefix}${names.map((n) => {
+    const v = columns[n];
+    const json = collection.fields[n]?.type === 'json';
+    return `${JSON.stringify(n)}:${v === null || v === undefined ? 'null' : json && typeof v === 'string' ? v : JSON.stringify(v)}`;
+  }).join(',')}}`;
+}
+
+/** The items of one update group as the JSON array json_populate_recordset reads, each with its key. */
 function recordsetJson(collection: CollectionOverview, pkField: string, names: string[], group: { key: PrimaryKey; columns: Payload }[]): string {
-  const json = names.map((n) => collection.fields[n]?.type === 'json');
-  return `[${group.map((g) => `{${[`${JSON.stringify(pkField)}:${JSON.stringify(g.key)}`, ...names.map((n, i) => {
-    const v = g.columns[n];
-    return `${JSON.stringify(n)}:${v === null || v === undefined ? 'null' : json[i] && typeof v === 'string' ? v : JSON.stringify(v)}`;
-  })].join(',')}}`).join(',')}]`;
+  return `[${group.map((g) => recordJson(collection, names, g.columns, `${JSON.stringify(pkField)}:${JSON.stringify(g.key)}${names.length ? ',' : ''}`)).join(',')}]`;
 }
 
 /** Updates flat items, each with its own key and columns; FORBIDDEN when a key has no row. Keys are unique. */
