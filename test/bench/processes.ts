@@ -4,6 +4,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { compiledReference, SERVER_NODE_FLAGS } from './compiled.ts';
 
 export interface ServerProcess {
   name: string;
@@ -26,7 +27,9 @@ function exited(child: ChildProcess): Promise<void> {
   return new Promise((resolve) => child.once('exit', () => resolve()));
 }
 
-/** Spawns `node --import tsx <script>` in `cwd` and waits until GET {baseUrl}/server/health answers 200. */
+/** Spawns a server and waits until GET {baseUrl}/server/health answers 200. `container/main.ts` runs as `npm start`
+ * runs it (scripts/start.mjs: the compiled dist/, compiled first when stale); another script (a raw reference
+ * server) runs transpiled to JavaScript (./compiled.ts); both with the same Node flags. */
 export async function startServer(opts: {
   name: string;
   cwd: string;
@@ -37,7 +40,8 @@ export async function startServer(opts: {
 }): Promise<ServerProcess> {
   const logFile = join(tmpdir(), `svc-bench-${opts.name}-${process.pid}.log`);
   const log = createWriteStream(logFile);
-  const child = spawn(process.execPath, ['--import', 'tsx', opts.script], {
+  const entry = opts.script === 'container/main.ts' ? 'scripts/start.mjs' : compiledReference(opts.cwd, opts.script);
+  const child = spawn(process.execPath, [...SERVER_NODE_FLAGS, entry], {
     cwd: opts.cwd,
     env: { ...process.env, ...opts.env, PORT: String(opts.port), HOST: '127.0.0.1' },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -2,7 +2,8 @@
  *
  * 1. drops and recreates the database svc_bench on the Postgres server (BENCH_DATABASE_URL is the admin
  *    connection, default postgres://postgres@127.0.0.1:5432/postgres);
- * 2. starts the service (`node --import tsx container/main.ts`, standalone) on :8061, logs in as admin;
+ * 2. starts the service as `npm start` runs it (`node --max-semi-space-size=2 scripts/start.mjs`: compiled dist/,
+ *    standalone) on :8061, logs in as admin;
  * 3. seeds through the API: collections authors and posts, the posts.author -> authors relation,
  *    BENCH_AUTHORS authors and BENCH_POSTS posts in batches of BENCH_BATCH (deterministic data);
  * 4. starts the raw reference server (test/bench/raw-server.ts) on :8062 over the same tables;
@@ -347,7 +348,7 @@ function renderNotes(rows: Row[], meta: Record<string, unknown>): string {
     `Run ${meta.date}: ${meta.posts} posts, ${meta.authors} authors; ${meta.connections} connections, ${meta.warmup} s warm-up + ${meta.duration} s per scenario and server, one at a time.`,
     `Machine: ${meta.cpu} x ${meta.cores}, ${meta.memoryGb} GiB, Node ${meta.node}; autocannon, the server under test and Postgres share these cores (1-min load average ${meta.loadAverageAtStart} before, ${meta.loadAverageAtEnd} after).`,
     `Service auth: ${meta.auth}. Indexes added outside the API: ${meta.indexes ? 'posts(status, published_on desc), posts(author), created after the rows marked "no extra index" and before the others' : 'none (BENCH_INDEXES=0)'}. Writes run last (they grow posts).`,
-    'Both servers are DATABASE_URL (Postgres) processes started with `node --import tsx`; RSS is read from /proc (VmRSS, peak VmHWM).',
+    'Both servers are DATABASE_URL (Postgres) processes running compiled JavaScript with `node --max-semi-space-size=2` (the service as `npm start` runs it, dist/; the raw server transpiled from test/bench/raw-server.ts); RSS is read from /proc (VmRSS, peak VmHWM).',
     ...(notes.length ? ['', 'Anomalies:', ...notes] : []),
   ].join('\n');
 }
