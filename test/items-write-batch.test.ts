@@ -2,7 +2,7 @@
  * of statements whatever the batch size, and still write every row, activity and revision as per-item writes do. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { run } from '../core/db/database.ts';
-import { observeStatements } from '../core/db/statement-observers.ts';
+import { statementsOn } from './helpers/statements.ts';
 import { createTestApp, type TestApp } from './helpers/app.ts';
 import { createContentModel } from './helpers/fixtures.ts';
 
@@ -16,18 +16,8 @@ beforeAll(async () => {
 });
 afterAll(async () => { await t.close(); });
 
-/** Statements on the written tables sent to the database while fn runs (background work of the app, such as a
- * schema reload, is left out). */
-async function statements(fn: () => Promise<unknown>): Promise<string[]> {
-  const seen: string[] = [];
-  const stop = observeStatements((sql) => { if (/"?\b(posts|svc_activity|svc_revisions)\b/.test(sql)) seen.push(sql); });
-  try {
-    await fn();
-  } finally {
-    stop();
-  }
-  return seen;
-}
+/** Statements on the written tables while fn runs. */
+const statements = (fn: () => Promise<unknown>) => statementsOn(['posts', 'svc_activity', 'svc_revisions'], fn);
 
 const posts = (n: number, tag: string) => Array.from({ length: n }, (_, i) => ({
   title: `${tag} ${i}`, views: i, ...(i % 3 === 0 ? { status: 'published' } : {}), ...(i % 4 === 0 ? { meta: { i } } : {}),

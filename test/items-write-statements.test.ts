@@ -4,7 +4,7 @@
  * whose generic plan never wins and would be planned again on every request). */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { run } from '../core/db/database.ts';
-import { observeStatements } from '../core/db/statement-observers.ts';
+import { statementsOn } from './helpers/statements.ts';
 import { createTestApp, type TestApp } from './helpers/app.ts';
 import { createContentModel } from './helpers/fixtures.ts';
 
@@ -17,16 +17,8 @@ beforeAll(async () => {
 });
 afterAll(async () => { await t.close(); });
 
-async function statements(fn: () => Promise<unknown>): Promise<string[]> {
-  const seen: string[] = [];
-  const stop = observeStatements((sql) => { if (/"?\b(posts|svc_activity|svc_revisions)\b/.test(sql)) seen.push(sql); });
-  try {
-    await fn();
-  } finally {
-    stop();
-  }
-  return seen;
-}
+/** Statements on the written tables while fn runs. */
+const statements = (fn: () => Promise<unknown>) => statementsOn(['posts', 'svc_activity', 'svc_revisions'], fn);
 
 describe('single-item writes', () => {
   it('create, update and delete of one item: one statement each, the same text for every item', async () => {

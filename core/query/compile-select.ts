@@ -55,11 +55,20 @@ function orderBy(b: SqlBuilder, alias: string, sort: SortPlan[]): string {
   return ` order by ${parts.join(', ')}`;
 }
 
-function page(b: SqlBuilder, limit: number | null, offset: number): string {
+/** LIMIT and OFFSET are written into the text, not bound: with a bound limit Postgres' generic plan of a prepared
+ * statement assumes a tenth of the rows, always looks dearer than a plan for the actual limit, and so every
+ * execution was planned again; with the number in the text Postgres may settle on one plan (the compiled-statement
+ * cache is keyed by the whole query, limit included, so a text still serves only its own values). */
+function page(limit: number | null, offset: number): string {
   let out = '';
-  if (limit !== null) out += ` limit ${b.param(limit, 'int8')}`;
-  if (offset > 0) out += ` offset ${b.param(offset, 'int8')}`;
+  if (limit !== null) out += ` limit ${integerLiteral(limit)}`;
+  if (offset > 0) out += ` offset ${integerLiteral(offset)}`;
   return out;
+}
+
+function integerLiteral(n: number): string {
+  if (!Number.isSafeInteger(n) || n < 0) throw new Error(`not a row count: ${n}`);
+  return String(n);
 }
 
 function fieldExpr(b: SqlBuilder, alias: string, f: FieldPlan): string {
@@ -76,7 +85,7 @@ function fieldExpr(b: SqlBuilder, alias: string, f: FieldPlan): string {
       const a = b.alias();
       const child = f.child;
       const where = whereClause(b, a, child.filter, child.search, [`${col(a, f.fkOnChild)} = ${col(alias, f.parentKey)}`]);
-      const tail = `${where}${orderBy(b, a, child.sort)}${page(b, child.limit, child.offset)}`;
+      const tail = `${where}${orderBy(b, a, child.sort)}${page(child.limit, child.offset)}`;
       if (f.keysOnly) {
         return `(select coalesce(json_agg(r.k), '[]'::json) from (select ${wireValue(a, child.collection.fields[child.collection.primary!])} as k from ${table(child.collection.collection)} as ${a}${tail}) as r)`;
       }
@@ -142,7 +151,7 @@ export function compileList(plan: SelectPlan, meta: MetaPlan): CompiledRead {
   const b = new SqlBuilder();
   const a = b.alias();
   const where = whereClause(b, a, plan.filter, plan.search);
-  const source = `${table(plan.collection.collection)} as ${a}${where}${orderBy(b, a, plan.sort)}${page(b, plan.limit, plan.offset)}`;
+  const source = `${table(plan.collection.collection)} as ${a}${where}${orderBy(b, a, plan.sort)}${page(plan.limit, plan.offset)}`;
   const columns = plan.sort.length > 0 && plan.limit !== null ? columnsRead(plan) : null;
   const inner = columns
     ? `select ${selectList(b, a, plan)} from (select ${[...columns].map((c) => col(a, c)).join(', ')} from ${source}) as ${a}`
@@ -170,7 +179,7 @@ export function compileKeys(plan: SelectPlan): CompiledRead {
   const b = new SqlBuilder();
   const a = b.alias();
   const pk = plan.collection.fields[plan.collection.primary!];
-  const sql = `select ${col(a, pk)} as key from ${table(plan.collection.collection)} as ${a}${whereClause(b, a, plan.filter, plan.search)}${orderBy(b, a, plan.sort)}${page(b, plan.limit, plan.offset)}`;
+  const sql = `select ${col(a, pk)} as key from ${table(plan.collection.collection)} as ${a}${whereClause(b, a, plan.filter, plan.search)}${orderBy(b, a, plan.sort)}${page(plan.limit, plan.offset)}`;
   return { sql, params: b.params };
 }
 
@@ -207,7 +216,7 @@ export function compileAggregate(plan: AggregatePlan, meta: MetaPlan): CompiledR
   const order = plan.sort.length
     ? ` order by ${plan.sort.map((s) => `${'group' in s.expr ? groupExpr[plan.groupBy.indexOf(s.expr.group)] ?? col(a, s.expr.group.field) : aggregateExpr(a, s.expr.fn)} ${s.desc ? 'desc' : 'asc'}`).join(', ')}`
     : '';
-  const inner = `select json_build_object(${pairs.join(', ')}) as j from ${table(plan.collection.collection)} as ${a}${where}${group}${order}${page(b, plan.limit, plan.offset)}`;
+  const inner = `select json_build_object(${pairs.join(', ')}) as j from ${table(plan.collection.collection)} as ${a}${where}${group}${order}${page(plan.limit, plan.offset)}`;
   const sql = `${searchFree(plan.search)}select coalesce(json_agg(r.j), '[]'::json)::text as data${metaColumns(b, plan.collection.collection, meta)} from (${inner}) as r`;
   return { sql, params: b.params };
 }
