@@ -10,7 +10,11 @@
  * although it did not run: an interval more than 4 intervals long in which the process used under 10% of one
  * CPU (process.cpuUsage) is a pause, not a blocked loop, and its delay is ignored, or every thawed instance would
  * refuse its next requests (its utilisation is ignored too). The delay histogram's own timer may record the pause just after that tick, so its
- * next reading is ignored too. */
+ * next reading is ignored too.
+ *
+ * Loading code (a route group imported by its first request) blocks the loop once for a few hundred ms; that is
+ * start-up work done late, not load: excuseLoading() has the sampler ignore the delay and utilisation of the
+ * interval it falls in and of the next one (the block may span a tick). */
 import { monitorEventLoopDelay, performance, type EventLoopUtilization, type IntervalHistogram } from 'node:perf_hooks';
 import type { PressureConfig } from '../config.ts';
 import { exceededLimit, type PressureReason, type PressureSample } from './thresholds.ts';
@@ -23,6 +27,7 @@ export class PressureMonitor {
   #lastTick = 0;
   #lastCpu: NodeJS.CpuUsage | null = null;
   #ignoreHistogram = false;
+  #excusedTicks = 0;
   #reason: PressureReason | null = null;
   #sample: PressureSample = { eventLoopDelayMs: 0, eventLoopUtilization: 0, heapUsed: 0, rss: 0 };
 
@@ -63,6 +68,11 @@ export class PressureMonitor {
     return this.#reason;
   }
 
+  /** A one-off block by loading code has just ended (see the module comment). */
+  excuseLoading(): void {
+    this.#excusedTicks = 2;
+  }
+
   lastSample(): Readonly<PressureSample> {
     return this.#sample;
   }
@@ -76,7 +86,9 @@ export class PressureMonitor {
     const cpu = process.cpuUsage(this.#lastCpu ?? undefined);
     this.#lastCpu = process.cpuUsage();
     const interval = this.#config.sampleIntervalMs;
-    const suspended = elapsed > 4 * interval && (cpu.user + cpu.system) / 1000 < 0.1 * elapsed;
+    const excused = this.#excusedTicks > 0;
+    if (excused) this.#excusedTicks--;
+    const suspended = excused || (elapsed > 4 * interval && (cpu.user + cpu.system) / 1000 < 0.1 * elapsed);
     let delayMs = 0;
     if (this.#histogram) {
       const p99 = this.#ignoreHistogram ? 0 : this.#histogram.percentile(99) / 1e6;

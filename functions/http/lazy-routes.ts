@@ -88,7 +88,11 @@ export function mountLazyRoutes(app: Hono<AppEnv>, groups: readonly RouteGroup[]
     });
     loaders.push({ name: group.name, isLoaded: () => handlers !== null, load });
     expected.forEach(([method, path], i) => {
-      const handler: MiddlewareHandler<AppEnv> = (c, next) => (handlers ? handlers[i]!(c, next) : load().then((h) => h[i]!(c, next)));
+      const handler: MiddlewareHandler<AppEnv> = (c, next) => (handlers ? handlers[i]!(c, next) : load().then((h) => {
+        // The import blocked the loop once: not a sign of load for the pressure limiter.
+        c.get('services')?.pressure?.excuseLoading();
+        return h[i]!(c, next);
+      }));
       if (method === 'ALL') app.all(path, handler);
       else app.on(method, path, handler);
     });

@@ -67,6 +67,19 @@ describe('event-loop delay', () => {
     }, 10_000, 'served again after the loop is free');
   });
 
+  it('does not shed after a block excused as loading code (a route group imported on first use)', async () => {
+    const monitor = t.services.pressure!;
+    await eventually(async () => !monitor.overloaded(), 10_000, 'healthy before the block');
+    busy(400);
+    monitor.excuseLoading();
+    const seen: boolean[] = [];
+    for (let i = 0; i < 15; i++) {
+      await sleep(20);
+      seen.push(monitor.overloaded());
+    }
+    expect(seen).not.toContain(true);
+  });
+
   it('keeps answering /server/ping and /server/health while overloaded', async () => {
     busy(400);
     await eventually(async () => t.services.pressure!.overloaded(), 2_000, 'overloaded after a 400 ms block');

@@ -6,7 +6,7 @@ import { ident, PREPARE_MARK, run } from '../../db/database.ts';
 import { ForbiddenError } from '../../errors.ts';
 import type { CollectionOverview } from '../../schema/types.ts';
 import { track } from './context.ts';
-import { insertSql } from './create.ts';
+import { ensureKey } from './create.ts';
 import { keyArrayCast, primaryField } from './keys.ts';
 import type { PreparedPayload } from './payload.ts';
 import { keyFromRow, redactDelta, returning, snapshotSql, type WrittenRow } from './sql.ts';
@@ -28,7 +28,6 @@ function chunks<T>(list: T[], size: number): T[][] {
  * (a multi-row VALUES list of n x columns parameters is parsed and planned again on every request). Null when the
  * items differ in their columns (DEFAULT then fills what an item leaves out: insertValuesSql). */
 function insertRecordsetSql(collection: CollectionOverview, prepared: PreparedPayload[], params: unknown[]): string | null {
-  for (const p of prepared) insertSql(collection, p.columns);
   const names = Object.keys(prepared[0].columns);
   if (names.length === 0) return null;
   for (const p of prepared) {
@@ -44,8 +43,6 @@ function insertRecordsetSql(collection: CollectionOverview, prepared: PreparedPa
 
 /** The multi-row insert of flat prepared payloads (null when it would bind too many parameters for one statement). */
 function insertValuesSql(collection: CollectionOverview, prepared: PreparedPayload[], params: unknown[]): string | null {
-  // insertSql draws a uuid key for an item without one (the same rule as a single create).
-  for (const p of prepared) insertSql(collection, p.columns);
   const names = [...new Set(prepared.flatMap((p) => Object.keys(p.columns)))];
   if (names.length === 0) names.push(primaryField(collection).field);
   if (names.length * prepared.length + params.length > MAX_PARAMS) return null;
@@ -69,6 +66,8 @@ export async function insertBatchWithActivity(
   const params: unknown[] = [];
   const pk = ident(collection.primary!);
   let sql: string;
+  // A uuid key is drawn for an item without one (the same rule as a single create).
+  for (const p of prepared) ensureKey(collection, p.columns);
   let prepare = false;
   const insertOf = () => {
     const recordset = insertRecordsetSql(collection, prepared, params);
@@ -106,8 +105,8 @@ export async function insertBatchWithActivity(
 /** Inserts the rows of flat prepared payloads; keys in payload order. */
 export async function insertBatch(w: WriteContext, collection: CollectionOverview, prepared: PreparedPayload[]): Promise<PrimaryKey[]> {
   track(w, prepared.length);
-  // insertSql draws a uuid key for an item without one (the same rule as a single create).
-  for (const p of prepared) insertSql(collection, p.columns);
+  // A uuid key is drawn for an item without one (the same rule as a single create).
+  for (const p of prepared) ensureKey(collection, p.columns);
   const names = [...new Set(prepared.flatMap((p) => Object.keys(p.columns)))];
   if (names.length === 0) names.push(primaryField(collection).field);
   const keys: PrimaryKey[] = [];

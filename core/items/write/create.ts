@@ -25,9 +25,14 @@ export async function validateCreate(v: ValidationContext, collection: Collectio
 }
 
 /** `insert into <table> as _row ...` without a returning clause; a uuid key is generated when missing. */
-export function insertSql(collection: CollectionOverview, columns: Payload): { sql: string; params: unknown[] } {
+/** Draws a uuid key for an item that has none where the key column has no default (single and batch creates). */
+export function ensureKey(collection: CollectionOverview, columns: Payload): void {
   const pkField = primaryField(collection);
   if (pkField.type === 'uuid' && columns[pkField.field] === undefined && !pkField.defaultValue) columns[pkField.field] = randomUUID();
+}
+
+export function insertSql(collection: CollectionOverview, columns: Payload): { sql: string; params: unknown[] } {
+  ensureKey(collection, columns);
   const names = Object.keys(columns);
   const table = `${ident(collection.collection)} as _row`;
   if (names.length === 0) return { sql: `insert into ${table} default values`, params: [] };

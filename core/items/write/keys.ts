@@ -64,18 +64,21 @@ export function unique(keys: PrimaryKey[]): PrimaryKey[] {
   return out;
 }
 
+/** `::<type>` for a key column whose database type is a plain name, else nothing. */
+function keyCast(field: FieldOverview): string {
+  return field.dbType && /^[a-z0-9_]+$/.test(field.dbType) ? `::${field.dbType}` : '';
+}
+
 /** `= any($n::type[])`: the array cast lets both drivers serialise the keys without guessing. */
 export function keyArrayCast(field: FieldOverview): string {
-  return field.dbType && /^[a-z0-9_]+$/.test(field.dbType) ? `::${field.dbType}[]` : '';
+  const cast = keyCast(field);
+  return cast ? `${cast}[]` : '';
 }
 
 /** `<ref> = $n` for one key, `<ref> = any($n::type[])` for several, and the parameter to bind. A prepared
  * statement with `= any($n)` never gets a generic plan on Postgres (its generic estimate of 10 keys always
  * costs more than the custom plan of one), so it would be planned again on every execution. */
 export function keyMatch(field: FieldOverview, ref: string, n: number, keys: PrimaryKey[]): { sql: string; param: unknown } {
-  if (keys.length === 1) {
-    const cast = field.dbType && /^[a-z0-9_]+$/.test(field.dbType) ? `::${field.dbType}` : '';
-    return { sql: `${ref} = $${n}${cast}`, param: keys[0] };
-  }
+  if (keys.length === 1) return { sql: `${ref} = $${n}${keyCast(field)}`, param: keys[0] };
   return { sql: `${ref} = any($${n}${keyArrayCast(field)})`, param: keys };
 }
