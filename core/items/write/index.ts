@@ -9,7 +9,8 @@ import type { CollectionOverview } from '../../schema/types.ts';
 import { selectKeys } from '../select-keys.ts';
 import { batchLimitError, runWrite, validation, writableCollection } from './context.ts';
 import { insertBatch, insertBatchWithActivity, updateBatchFlat } from './batch.ts';
-import { insertPrepared, insertSql, validateCreate } from './create.ts';
+import { insertPrepared, validateCreate } from './create.ts';
+import { createFlat, updateFlat } from './flat.ts';
 import { deleteMany } from './delete.ts';
 import { isFlat, writeWithActivity } from './fast.ts';
 import { keyMatch, keyOf, parseKey, parseKeyList, primaryField, unique } from './keys.ts';
@@ -17,7 +18,7 @@ import { isPlainObject, type PreparedPayload } from './payload.ts';
 import { upsertSingletonRow } from './singleton.ts';
 import type { PrimaryKey, WriteOptions } from './types.ts';
 import { emitItems, filterItems } from './events.ts';
-import { updateMany, updatePrepared, updateSql, validateUpdate } from './update.ts';
+import { updateMany, updatePrepared, validateUpdate } from './update.ts';
 
 export type { PrimaryKey, WriteOptions } from './types.ts';
 
@@ -33,7 +34,7 @@ export async function createItem(ctx: ServiceContext, collection: string, payloa
   payload = await filterItems(ctx, 'create', collection, payload);
   const prepared = await validateCreate(v, c, payload);
   const key = isFlat(prepared)
-    ? (await writeWithActivity(ctx, c, 'create', insertSql(c, prepared.columns), prepared.columns, opts.version ?? null))[0]
+    ? await createFlat(ctx, c, prepared, opts.version ?? null)
     : await runWrite(ctx, v, opts, (w) => insertPrepared(w, c, prepared, 0));
   emitItems(ctx, 'create', collection, [key], payload);
   return key;
@@ -65,13 +66,8 @@ export async function updateItem(ctx: ServiceContext, collection: string, key: u
   const v = await validation(ctx, collection, 'update');
   data = await filterItems(ctx, 'update', collection, data, { keys: [k] });
   const prepared = await validateUpdate(v, c, [k], data);
-  const update = isFlat(prepared) ? updateSql(c, prepared.columns, [k]) : null;
-  if (update) {
-    const written = await writeWithActivity(ctx, c, 'update', update, prepared.columns, opts.version ?? null);
-    if (written.length === 0) throw new ForbiddenError();
-  } else {
-    await runWrite(ctx, v, opts, (w) => updatePrepared(w, c, [k], prepared, 0));
-  }
+  const written = isFlat(prepared) ? await updateFlat(ctx, c, k, prepared, opts.version ?? null) : null;
+  if (written === null) await runWrite(ctx, v, opts, (w) => updatePrepared(w, c, [k], prepared, 0));
   emitItems(ctx, 'update', collection, [k], data);
   return k;
 }
