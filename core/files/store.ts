@@ -54,8 +54,12 @@ export async function storeFile(req: StoreRequest): Promise<StoredFile> {
         limit.destroy(err as Error);
         throw err;
       });
-      const [, bytes] = await Promise.all([feeding, writing]);
-      return bytes;
+      // Both settle before the error travels on: the write's clean-up (its partial file) is done by then.
+      let failure: { error: unknown } | null = null;
+      const first = (error: unknown) => { failure ??= { error }; return null; };
+      const [, bytes] = await Promise.all([feeding.catch(first), writing.catch(first)]);
+      if (failure) throw (failure as { error: unknown }).error;
+      return bytes as number;
     });
     stored = true;
     const probed = await probeStoredFile(driver, key, req.declaredType);

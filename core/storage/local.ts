@@ -50,6 +50,9 @@ export class LocalDriver implements StorageDriver {
       await pipeline(data, out);
       await rename(tmp, path);
     } catch (err) {
+      // The stream opens its file asynchronously: when the source fails first, the file appears only after that
+      // open, so wait for the stream to close before removing it.
+      if (!out.closed) await new Promise<void>((resolve) => { out.once('close', () => resolve()); out.destroy(); });
       await unlink(tmp).catch(() => {});
       throw err;
     }
