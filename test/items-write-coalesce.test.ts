@@ -114,6 +114,19 @@ describe('coalesced single-item writes', () => {
       .toEqual(expect.arrayContaining([{ title: `u${twice}`, views: twice }, { title: `again ${twice}`, views: -1 }]));
   });
 
+  it('many concurrent updates over a few keys, in shuffled order: every request applied, one revision each', async () => {
+    const keys = (await t.req('POST', '/items/posts', Array.from({ length: 5 }, (_, i) => ({ title: `hot ${i}`, views: 0 })))).body.data as number[];
+    const requests = Array.from({ length: 40 }, (_, i) => ({ key: keys[(i * 7) % 5], body: { title: `hot ${i}`, views: i } }));
+    const answers = await Promise.all(requests.map((r) => t.req('PATCH', `/items/posts/${r.key}`, r.body)));
+    expect(answers.map((a) => a.status)).toEqual(Array(40).fill(200));
+    const revisions = await q<{ item: string; delta: { title: string; views: number } }>(
+      `select r.item, r.delta from svc_revisions r join svc_activity a on a.id = r.activity
+       where a.action = 'update' and r.collection = 'posts' and r.item = any($1)`, [keys.map(String)]);
+    expect(revisions.map((r) => `${r.item}:${r.delta.views}`).sort()).toEqual(requests.map((r, i) => `${r.key}:${i}`).sort());
+    const rows = await q<{ id: number; views: number }>('select id, views from posts where id = any($1)', [keys]);
+    for (const row of rows) expect(requests.filter((r) => r.key === row.id).map((r) => r.body.views)).toContain(row.views);
+  });
+
   it('concurrent writes of different callers: each activity row names its own caller', async () => {
     const callers = Array.from({ length: 16 }, (_, i) => (i % 2 ? 'coalesce-writer' : undefined));
     const answers = await Promise.all(callers.map((token, i) => t.req('POST', '/items/posts', { title: `who ${i}`, views: i }, token ? { token } : {})));

@@ -113,7 +113,9 @@ export async function updateBatchWithActivity(
   const ref = ident(pk.field);
   const table = ident(collection.collection);
   const names = Object.keys(items[0].columns).sort();
-  const params: unknown[] = [recordsetJson(collection, pk.field, names, items)];
+  // Rows are locked in key order, so two such statements running at once cannot deadlock on each other's rows.
+  const ordered = [...items].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  const params: unknown[] = [recordsetJson(collection, pk.field, names, ordered)];
   let sql = `with _w as (update ${table} as _row set ${names.map((n) => `${ident(n)} = _v.${ident(n)}`).join(', ')}
     from json_populate_recordset(null::${table}, $1::json) as _v
     where _row.${ref} = _v.${ref} returning _row.*)`;
