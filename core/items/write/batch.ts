@@ -54,6 +54,13 @@ function insertValuesSql(collection: CollectionOverview, prepared: PreparedPaylo
   return `insert into ${ident(collection.collection)} as _row (${names.map(ident).join(', ')}) values ${tuples.join(', ')}`;
 }
 
+/** $1..$6 of the batch statements' activity insert: the caller (user, ip, user agent, origin), the collection and
+ * the impersonator. */
+function activityParams(ctx: ServiceContext, collection: CollectionOverview): unknown[] {
+  const a = ctx.accountability;
+  return [a.user, a.ip?.slice(0, 50) ?? null, a.userAgent, a.origin?.slice(0, 255) ?? null, collection.collection, a.impersonatedBy ?? null];
+}
+
 /** A batch create of flat items outside a transaction as ONE statement: the rows, their activity and their
  * revisions chained through data-modifying CTEs (as fast.ts does for one row); each revision gets its item's
  * delta by position, RETURNING yielding the rows in the order of the VALUES list. Null when the batch is too
@@ -79,8 +86,7 @@ export async function insertBatchWithActivity(
     if (!insert) return null;
     sql = `${insert} returning _row.${pk} as pk`;
   } else {
-    const a = ctx.accountability;
-    params.push(a.user, a.ip?.slice(0, 50) ?? null, a.userAgent, a.origin?.slice(0, 255) ?? null, collection.collection, a.impersonatedBy ?? null);
+    params.push(...activityParams(ctx, collection));
     const revisions = mode === 'all';
     if (revisions) params.push(`[${prepared.map((p) => JSON.stringify(redactDelta(collection, p.columns) ?? {})).join(',')}]`, version);
     const insert = insertOf();
@@ -121,8 +127,7 @@ export async function updateBatchWithActivity(
     where _row.${ref} = _v.${ref} returning _row.*)`;
   const mode = collection.accountability;
   if (mode) {
-    const a = ctx.accountability;
-    params.push(a.user, a.ip?.slice(0, 50) ?? null, a.userAgent, a.origin?.slice(0, 255) ?? null, collection.collection, a.impersonatedBy ?? null);
+    params.push(...activityParams(ctx, collection));
     sql += `, _a as (insert into svc_activity (action, "user", ip, user_agent, origin, collection, item, impersonated_by)
       select 'update', $2::uuid, $3, $4, $5, $6, _w.${ref}::text, $7::uuid from _w returning id, item)`;
     if (mode === 'all') {
