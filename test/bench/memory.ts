@@ -1,14 +1,17 @@
 /** Memory of a standalone server (issue 13): spawns what `npm start` runs, `node --max-semi-space-size=2
  * scripts/start.mjs` (the compiled dist/, built first when stale),
- * once with the embedded engine (a fresh DATA_DIR) and once with DATABASE_URL (a fresh database), samples the
- * process' RSS (/proc/<pid>/status VmRSS) every 50 ms, and reports it idle after the start, at its peak during a
- * warm-up of a few hundred mixed requests (schema changes, creates, updates, lists with filter/sort/search,
- * aggregates, reads by key, relations, GraphQL, deletes) and idle after the warm-up. `npm start` adds npm's own
- * process on top (measured once here as the wrapper row).
+ * once with the embedded engine (a fresh DATA_DIR) and once with DATABASE_URL (a fresh database), then both again
+ * under `npm start` itself (npm's own process included), and reports the memory of the process tree (the sum of
+ * RSS, and the physical pages held, each once: test/bench/tree-memory.ts) idle after the start, at its peak during
+ * a warm-up of a few hundred mixed requests (schema changes, creates, updates, lists with filter/sort/search,
+ * aggregates, reads by key, relations, GraphQL, deletes) and idle after the warm-up.
  *
  * Env: BENCH_DATABASE_URL (admin URL, default postgres://postgres@127.0.0.1:5432/postgres), BENCH_MEMORY_REQUESTS
  * (default 400), BENCH_MEMORY_SCRIPT (default scripts/start.mjs), BENCH_MEMORY_NODE_ARGS (default --max-semi-space-size=2),
- * BENCH_MEMORY_ENV (extra NAME=value pairs for the server, space-separated).
+ * BENCH_MEMORY_ENV (extra NAME=value pairs for the server, space-separated), BENCH_MEMORY_MODES (default
+ * embedded,postgres), BENCH_MEMORY_NPM=0 (skip the `npm start` rows).
+ * "Idle after" is taken 5 s and 30 s after the warm-up: V8's memory reducer gives the heap's unused pages back
+ * some 15-20 s after the allocation rate drops.
  * Run: npx tsx test/bench/memory.ts; writes test/bench/results-memory.md. */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -18,12 +21,14 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freePort } from '../helpers/free-port.ts';
 import { query, withDatabase } from './shared.ts';
+import { processTree as tree, treeRssMb, treeUniqueMb } from './tree-memory.ts';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '..', '..');
 const adminUrl = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const requests = Number(process.env.BENCH_MEMORY_REQUESTS ?? 400);
 const script = process.env.BENCH_MEMORY_SCRIPT ?? 'scripts/start.mjs';
+const modes = (process.env.BENCH_MEMORY_MODES ?? 'embedded,postgres').split(',');
 const nodeArgs = (process.env.BENCH_MEMORY_NODE_ARGS ?? '--max-semi-space-size=2').split(' ').filter(Boolean);
 const extraEnv = Object.fromEntries((process.env.BENCH_MEMORY_ENV ?? '').split(' ').filter(Boolean).map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]));
 const ADMIN_EMAIL = 'memory@example.com';
@@ -31,34 +36,21 @@ const ADMIN_PASSWORD = `memory-${randomBytes(9).toString('hex')}`;
 const log = (msg: string) => console.log(`[memory-bench] ${msg}`);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-function rssMb(pid: number): number {
-  try {
-    const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-    return m ? Number(m[1]) / 1024 : 0;
-  } catch {
-    return 0;
-  }
-}
-
-/** The pid and its descendants (npm start -> sh -> node). */
-function tree(pid: number): number[] {
-  const out = [pid];
-  try {
-    for (const child of readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean)) out.push(...tree(Number(child)));
-  } catch { /* gone */ }
-  return out;
-}
-
-const treeRss = (pid: number) => tree(pid).reduce((sum, p) => sum + rssMb(p), 0);
-
+/** Samples the tree's RSS sum every 50 ms and its unique memory (each physical page once) every 500 ms: reading
+ * the page map of a process with a WASM heap takes ~0.1-0.3 s. */
 class Sampler {
   peak = 0;
-  #timer: NodeJS.Timeout;
+  uniquePeak = 0;
+  #timers: NodeJS.Timeout[];
   constructor(private readonly pid: number) {
-    this.#timer = setInterval(() => { this.peak = Math.max(this.peak, treeRss(pid)); }, 50);
+    this.#timers = [
+      setInterval(() => { this.peak = Math.max(this.peak, treeRssMb(pid)); }, 50),
+      setInterval(() => { this.uniquePeak = Math.max(this.uniquePeak, treeUniqueMb(pid) ?? 0); }, 500),
+    ];
   }
-  now(): number { return treeRss(this.pid); }
-  stop(): void { clearInterval(this.#timer); }
+  now(): { rss: number; unique: number | null } { return { rss: treeRssMb(this.pid), unique: treeUniqueMb(this.pid) }; }
+  reset(at: { rss: number; unique: number | null }): void { this.peak = at.rss; this.uniquePeak = at.unique ?? 0; }
+  stop(): void { for (const t of this.#timers) clearInterval(t); }
 }
 
 async function waitHealthy(base: string, child: ChildProcess, output: () => string): Promise<void> {
@@ -117,7 +109,8 @@ async function warmUp(base: string, tag: string): Promise<number> {
   return done;
 }
 
-interface Result { mode: string; idleStart: number; peak: number; idleAfter: number; requests: number; seconds: number }
+interface Sample { rss: number; unique: number | null }
+interface Result { mode: string; idleStart: Sample; peak: Sample; idleAfter: Sample; idleLater: Sample; requests: number; seconds: number }
 
 async function measure(mode: 'embedded' | 'postgres', viaNpm: boolean, label: string, reuseDir?: string, keepDir = false): Promise<Result & { dataDir: string }> {
   const port = await freePort();
@@ -149,14 +142,17 @@ async function measure(mode: 'embedded' | 'postgres', viaNpm: boolean, label: st
     await waitHealthy(base, child, () => output);
     await sleep(3000);
     const idleStart = sampler.now();
-    sampler.peak = idleStart; // the peak of the warm-up, not of the start (a first start runs initdb in a child)
+    sampler.reset(idleStart); // the peak of the warm-up, not of the start (a first start runs initdb in a child)
     const t0 = Date.now();
     const count = await warmUp(base, randomBytes(3).toString('hex'));
     const seconds = (Date.now() - t0) / 1000;
     await sleep(5000);
     const idleAfter = sampler.now();
-    log(`${label}: idle ${idleStart.toFixed(0)} MB, peak ${sampler.peak.toFixed(0)} MB, idle after ${count} requests ${idleAfter.toFixed(0)} MB (start ${((t0 - started) / 1000).toFixed(1)} s)`);
-    return { mode: label, idleStart, peak: sampler.peak, idleAfter, requests: count, seconds, dataDir };
+    await sleep(25_000);
+    const idleLater = sampler.now();
+    const peak = { rss: Math.max(sampler.peak, idleAfter.rss), unique: idleAfter.unique === null ? null : Math.max(sampler.uniquePeak, idleAfter.unique) };
+    log(`${label}: idle ${cell(idleStart)}, peak ${cell(peak)}, idle after ${count} requests ${cell(idleAfter)}, 30 s later ${cell(idleLater)} (RSS sum / each page once, MB; start ${((t0 - started) / 1000).toFixed(1)} s)`);
+    return { mode: label, idleStart, peak, idleAfter, idleLater, requests: count, seconds, dataDir };
   } finally {
     sampler.stop();
     for (const pid of tree(child.pid!).reverse()) { try { process.kill(pid, 'SIGTERM'); } catch { /* gone */ } }
@@ -166,22 +162,28 @@ async function measure(mode: 'embedded' | 'postgres', viaNpm: boolean, label: st
   }
 }
 
+const cell = (s: Sample) => `${s.rss.toFixed(0)} / ${s.unique === null ? 'n/a' : s.unique.toFixed(0)}`;
 const loadBefore = loadavg()[0];
-const first = await measure('embedded', false, 'embedded, first start (new DATA_DIR)', undefined, true);
-const results: Result[] = [first, await measure('embedded', false, 'embedded, restart on that DATA_DIR', first.dataDir), await measure('postgres', false, 'DATABASE_URL')];
-rmSync(first.dataDir, { recursive: true, force: true });
+const results: Result[] = [];
+if (modes.includes('embedded')) {
+  const first = await measure('embedded', false, 'embedded, first start (new DATA_DIR)', undefined, true);
+  results.push(first, await measure('embedded', false, 'embedded, restart on that DATA_DIR', first.dataDir));
+  rmSync(first.dataDir, { recursive: true, force: true });
+}
+if (modes.includes('postgres')) results.push(await measure('postgres', false, 'DATABASE_URL'));
 if (process.env.BENCH_MEMORY_NPM !== '0') {
-  results.push(await measure('embedded', true, 'embedded, `npm start` (npm\'s own process included)'));
-  results.push(await measure('postgres', true, 'DATABASE_URL, `npm start` (npm\'s own process included)'));
+  if (modes.includes('embedded')) results.push(await measure('embedded', true, 'embedded, `npm start` (npm\'s own process included)'));
+  if (modes.includes('postgres')) results.push(await measure('postgres', true, 'DATABASE_URL, `npm start` (npm\'s own process included)'));
 }
 const lines = [
   `# Memory bench (${new Date().toISOString()})`,
   '',
-  `\`node ${nodeArgs.join(' ')} ${script}\`${script === 'scripts/start.mjs' ? ' (what \`npm start\` runs)' : ''}${Object.keys(extraEnv).length ? ` with ${process.env.BENCH_MEMORY_ENV}` : ''}, RSS of the process tree sampled every 50 ms; warm-up: ${requests} mixed requests, one at a time.`,
+  `\`node ${nodeArgs.join(' ')} ${script}\`${script === 'scripts/start.mjs' ? ' (what \`npm start\` runs)' : ''}${Object.keys(extraEnv).length ? ` with ${process.env.BENCH_MEMORY_ENV}` : ''}; warm-up: ${requests} mixed requests, one at a time.`,
+  'Each cell: the sum of the RSS of the processes of the tree (sampled every 50 ms) / the physical memory the tree holds, each page counted once (sampled every 500 ms; npm is itself a `node`, so the sum counts the Node binary\'s pages twice under `npm start`).',
   '',
-  '| mode | RSS idle after start (MB) | RSS peak in warm-up (MB) | RSS idle after warm-up (MB) | requests | warm-up s |',
-  '|---|---:|---:|---:|---:|---:|',
-  ...results.map((r) => `| ${r.mode} | ${r.idleStart.toFixed(0)} | ${r.peak.toFixed(0)} | ${r.idleAfter.toFixed(0)} | ${r.requests} | ${r.seconds.toFixed(1)} |`),
+  '| mode | idle after start (MB) | peak in warm-up (MB) | idle 5 s after warm-up (MB) | idle 30 s after (MB) | requests | warm-up s |',
+  '|---|---:|---:|---:|---:|---:|---:|',
+  ...results.map((r) => `| ${r.mode} | ${cell(r.idleStart)} | ${cell(r.peak)} | ${cell(r.idleAfter)} | ${cell(r.idleLater)} | ${r.requests} | ${r.seconds.toFixed(1)} |`),
   '',
   `Machine: ${cpus()[0]?.model ?? 'cpu'} x ${cpus().length}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}; 1-min load average ${loadBefore.toFixed(2)} before, ${loadavg()[0].toFixed(2)} after.`,
 ];
