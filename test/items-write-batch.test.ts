@@ -55,6 +55,32 @@ describe('batch create', () => {
     }
   });
 
+  it('items that set the same columns: each revision delta is its item, json as JSON, secrets masked', async () => {
+    const items = Array.from({ length: 6 }, (_, i) => ({ title: `same ${i}`, views: i, meta: { i, tags: ['a', `b${i}`], note: 'quote " and \\ slash' } }));
+    let res: any;
+    const written = await statements(async () => { res = await t.req('POST', '/items/posts', items); });
+    expect(res.status).toBe(200);
+    expect(written).toHaveLength(1);
+    expect(written[0]).toMatch(/json_populate_recordset/);
+    const keys = res.body.data as number[];
+    const revisions = await q(`select item, delta from svc_revisions where collection = 'posts' and item = any($1)`, [keys.map(String)]);
+    expect(revisions).toHaveLength(6);
+    for (const r of revisions) expect(r.delta).toEqual(items[keys.indexOf(Number(r.item))]);
+
+    const authors = Array.from({ length: 4 }, (_, i) => ({ name: `Keeper ${i}`, secret: `hunter-${i}` }));
+    const made = await t.req('POST', '/items/authors', authors);
+    expect(made.status).toBe(200);
+    const ids = made.body.data as number[];
+    const stored = await q(`select id, secret from authors where id = any($1)`, [ids]);
+    for (const row of stored) expect(row.secret).toMatch(/^\$argon2/);
+    const authorRevisions = await q(`select item, delta, data from svc_revisions where collection = 'authors' and item = any($1)`, [ids.map(String)]);
+    expect(authorRevisions).toHaveLength(4);
+    for (const r of authorRevisions) {
+      expect(r.delta).toEqual({ name: authors[ids.indexOf(Number(r.item))].name, secret: '**********' });
+      expect(r.data).not.toHaveProperty('secret');
+    }
+  });
+
   it('writes nothing when any item is invalid', async () => {
     const before = await count('posts');
     const activity = await count('svc_activity');

@@ -9,7 +9,7 @@ import { track } from './context.ts';
 import { ensureKey } from './create.ts';
 import { keyArrayCast, primaryField } from './keys.ts';
 import type { PreparedPayload } from './payload.ts';
-import { keyFromRow, redactDelta, returning, snapshotSql, type WrittenRow } from './sql.ts';
+import { keyFromRow, redactDelta, returning, secretFields, snapshotSql, type WrittenRow } from './sql.ts';
 import type { ServiceContext } from '../../context.ts';
 import type { Payload, PrimaryKey, WriteContext } from './types.ts';
 
@@ -54,6 +54,15 @@ function insertValuesSql(collection: CollectionOverview, prepared: PreparedPaylo
   return `insert into ${ident(collection.collection)} as _row (${names.map(ident).join(', ')}) values ${tuples.join(', ')}`;
 }
 
+/** Whether each item's element of the recordset parameter (recordJson: json values spliced in as the JSON they
+ * hold, every column present) is the item's revision delta (redactDelta: json values as JSON, secrets masked). */
+function deltasAreRecordset(collection: CollectionOverview, prepared: PreparedPayload[]): boolean {
+  const names = Object.keys(prepared[0].columns);
+  const secrets = secretFields(collection);
+  if (names.some((n) => secrets.includes(n))) return false;
+  return prepared.every((p) => names.every((n) => p.columns[n] !== undefined));
+}
+
 /** $1..$6 of the batch statements' activity insert: the caller (user, ip, user agent, origin), the collection and
  * the impersonator. */
 function activityParams(ctx: ServiceContext, collection: CollectionOverview): unknown[] {
@@ -88,18 +97,26 @@ export async function insertBatchWithActivity(
   } else {
     params.push(...activityParams(ctx, collection));
     const revisions = mode === 'all';
-    if (revisions) params.push(`[${prepared.map((p) => JSON.stringify(redactDelta(collection, p.columns) ?? {})).join(',')}]`, version);
+    if (revisions) params.push(version);
     const insert = insertOf();
     if (!insert) return null;
+    // The revisions' deltas: the recordset parameter itself when it holds exactly what the deltas would (no
+    // secret to mask, no value left undefined), so the items cross the wire and are serialized once; otherwise
+    // their own JSON array.
+    let deltas = `$${params.length}::json`;
+    if (revisions && !(prepare && deltasAreRecordset(collection, prepared))) {
+      params.push(`[${prepared.map((p) => JSON.stringify(redactDelta(collection, p.columns) ?? {})).join(',')}]`);
+      deltas = `$${params.length}::json`;
+    }
     sql = `with _w as (${insert} returning _row.*),
       _n as (select _w, row_number() over () as _i from _w),
       _a as (insert into svc_activity (action, "user", ip, user_agent, origin, collection, item, impersonated_by)
         select 'create', $1::uuid, $2, $3, $4, $5, (_n._w).${pk}::text, $6::uuid from _n order by _n._i returning id, item)`;
     if (revisions) {
       sql += `, _r as (insert into svc_revisions (activity, collection, item, data, delta, version)
-        select _a.id, $5, _a.item, ${snapshotSql(collection, '_s')}, _d.value, $8::uuid
+        select _a.id, $5, _a.item, ${snapshotSql(collection, '_s')}, _d.value, $7::uuid
         from _n cross join lateral (select (_n._w).*) as _s join _a on _a.item = (_n._w).${pk}::text
-          join json_array_elements($7::json) with ordinality as _d(value, i) on _d.i = _n._i
+          join json_array_elements(${deltas}) with ordinality as _d(value, i) on _d.i = _n._i
         order by _n._i)`;
     }
     sql += ` select (_n._w).${pk} as pk from _n order by _n._i`;
