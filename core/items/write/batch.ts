@@ -9,7 +9,7 @@ import { track } from './context.ts';
 import { ensureKey } from './create.ts';
 import { keyArrayCast, primaryField } from './keys.ts';
 import type { PreparedPayload } from './payload.ts';
-import { keyFromRow, redactDelta, returning, secretFields, snapshotSql, type WrittenRow } from './sql.ts';
+import { deltaIsColumns, keyFromRow, redactDelta, returning, snapshotSql, type WrittenRow } from './sql.ts';
 import type { ServiceContext } from '../../context.ts';
 import type { Payload, PrimaryKey, WriteContext } from './types.ts';
 
@@ -54,15 +54,6 @@ function insertValuesSql(collection: CollectionOverview, prepared: PreparedPaylo
   return `insert into ${ident(collection.collection)} as _row (${names.map(ident).join(', ')}) values ${tuples.join(', ')}`;
 }
 
-/** Whether each item's element of the recordset parameter (recordJson: json values spliced in as the JSON they
- * hold, every column present) is the item's revision delta (redactDelta: json values as JSON, secrets masked). */
-function deltasAreRecordset(collection: CollectionOverview, prepared: PreparedPayload[]): boolean {
-  const names = Object.keys(prepared[0].columns);
-  const secrets = secretFields(collection);
-  if (names.some((n) => secrets.includes(n))) return false;
-  return prepared.every((p) => names.every((n) => p.columns[n] !== undefined));
-}
-
 /** $1..$6 of the batch statements' activity insert: the caller (user, ip, user agent, origin), the collection and
  * the impersonator. */
 function activityParams(ctx: ServiceContext, collection: CollectionOverview): unknown[] {
@@ -100,11 +91,11 @@ export async function insertBatchWithActivity(
     if (revisions) params.push(version);
     const insert = insertOf();
     if (!insert) return null;
-    // The revisions' deltas: the recordset parameter itself when it holds exactly what the deltas would (no
-    // secret to mask, no value left undefined), so the items cross the wire and are serialized once; otherwise
-    // their own JSON array.
+    // The revisions' deltas: the recordset parameter itself when each item's element is its delta (recordJson
+    // splices json values in as the JSON they hold, as redactDelta parses them), so the items cross the wire and
+    // are serialized once; otherwise their own JSON array.
     let deltas = `$${params.length}::json`;
-    if (revisions && !(prepare && deltasAreRecordset(collection, prepared))) {
+    if (revisions && !(prepare && prepared.every((p) => deltaIsColumns(collection, p.columns)))) {
       params.push(`[${prepared.map((p) => JSON.stringify(redactDelta(collection, p.columns) ?? {})).join(',')}]`);
       deltas = `$${params.length}::json`;
     }

@@ -55,6 +55,15 @@ export function redactDelta<T extends Record<string, unknown> | null>(collection
   return out as T;
 }
 
+/** Whether redactDelta leaves these values as they are, json text aside (it parses that into the JSON it holds):
+ * no secret to mask, no undefined value to drop. A batch create then reads each revision's delta from the
+ * item's own JSON rather than sending a second copy. Follows redactDelta's rules. */
+export function deltaIsColumns(collection: CollectionOverview, columns: Record<string, unknown>): boolean {
+  for (const f of secretFields(collection)) if (f in columns) return false;
+  for (const k in columns) if (columns[k] === undefined) return false;
+  return true;
+}
+
 /** `returning` the key, plus the row as JSON text when the collection keeps revisions. */
 export function returning(collection: CollectionOverview): string {
   const pk = `_row.${ident(collection.primary!)} as pk`;
