@@ -5,7 +5,8 @@
 const RFC5987_EXTRA = /['()*]/g;
 
 function asciiFallback(name: string): string {
-  return name.replace(/[^\x20-\x7e]|["\\]/g, '_');
+  // Per code point (the u flag): an emoji outside the BMP becomes one `_`, not two.
+  return name.replace(/[^\x20-\x7e]|["\\]/gu, '_');
 }
 
 function encodeRfc5987(name: string): string {

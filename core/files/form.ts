@@ -48,7 +48,13 @@ export function parseForm(contentType: string, body: Readable, maxFieldSize: num
   return new Promise((resolve, reject) => {
     let bb: busboy.Busboy;
     try {
-      bb = busboy({ headers: { 'content-type': contentType }, limits: { fieldSize: maxFieldSize, fields: 500, files: MAX_FILES, parts: 1000 } });
+      // Browsers and fetch's FormData send a part's filename as raw UTF-8 bytes; busboy's default (latin1)
+      // would store `Bild-Ω.png` as `Bild-Î©.png`. An RFC 5987 `filename*` still names its own charset.
+      bb = busboy({
+        headers: { 'content-type': contentType },
+        defParamCharset: 'utf8',
+        limits: { fieldSize: maxFieldSize, fields: 500, files: MAX_FILES, parts: 1000 },
+      });
     } catch (err) {
       reject(new InvalidPayloadError(`Invalid multipart body: ${(err as Error).message}`));
       return;
