@@ -3,14 +3,27 @@
  * under the caller's query, as Directus' system endpoints do; null when the caller may not read them. */
 import type { ServiceContext } from '../context.ts';
 import { ErrorList, ForbiddenError, InvalidPayloadError } from '../errors.ts';
-import { readItem, readItemData, readItems, type QueryInput } from '../items/read.ts';
+import { readItem, readItemData, readItems, selectKeys, type QueryInput } from '../items/read.ts';
 import {
   createItem, createItems, deleteByQuery, deleteItem, deleteItems, updateBatch, updateByQuery, updateItem, updateItems,
   type PrimaryKey,
 } from '../items/write/index.ts';
 import { isPlainObject } from '../items/write/payload.ts';
 import type { Query } from '../query/types.ts';
+import { checkShareCreate, checkShareUpdate, touchesTarget } from '../shares/mint.ts';
 import type { SystemCollection } from './collections.ts';
+
+/** Rules a system collection's writes carry beyond permissions, checked before anything is written. */
+interface WriteGuard {
+  create(ctx: ServiceContext, payload: unknown): Promise<void>;
+  update(ctx: ServiceContext, changes: { key: unknown; data: unknown }[]): Promise<void>;
+  /** Whether an update payload needs the check (a query update then resolves its keys first). */
+  touches(data: unknown): boolean;
+}
+
+const GUARDS: Readonly<Record<string, WriteGuard>> = {
+  svc_shares: { create: checkShareCreate, update: checkShareUpdate, touches: touchesTarget },
+};
 
 export function systemContext(ctx: ServiceContext): ServiceContext {
   return { ...ctx, system: true };
@@ -37,6 +50,30 @@ export interface SystemService {
   records(keys: PrimaryKey | PrimaryKey[], input: QueryInput | Query): Promise<string | null>;
 }
 
+type UpdateBody = Parameters<SystemService['updateMany']>[0];
+
+function plainUpdate(ctx: ServiceContext, c: string, body: UpdateBody): Promise<PrimaryKey[]> {
+  return body.batch ? updateBatch(ctx, c, body.batch)
+    : body.query ? updateByQuery(ctx, c, body.query, body.data)
+    : updateItems(ctx, c, body.keys, body.data);
+}
+
+/** The guard sees every key with its change before the write. A query update that needs the check has its keys
+ * chosen first and is then written by key, so the check and the write see the same rows. */
+async function guardedUpdate(ctx: ServiceContext, c: string, guard: WriteGuard, body: UpdateBody): Promise<PrimaryKey[]> {
+  if (body.query) {
+    if (!guard.touches(body.data)) return plainUpdate(ctx, c, body);
+    const keys = await selectKeys(ctx, c, body.query);
+    await guard.update(ctx, keys.map((key) => ({ key: String(key), data: body.data })));
+    return updateItems(ctx, c, keys, body.data);
+  }
+  const pk = ctx.schema.collections[c].primary!;
+  const changes = body.batch ? body.batch.map((item) => ({ key: isPlainObject(item) ? item[pk] : undefined, data: item }))
+    : Array.isArray(body.keys) ? body.keys.map((key) => ({ key, data: body.data })) : [];
+  await guard.update(ctx, changes);
+  return plainUpdate(ctx, c, body);
+}
+
 export function systemService(base: ServiceContext, def: SystemCollection, invalidate: () => Promise<void>): SystemService {
   const ctx = systemContext(base);
   const c = def.collection;
@@ -47,33 +84,34 @@ export function systemService(base: ServiceContext, def: SystemCollection, inval
     // Activity and revisions are append-only records of the write path.
     if (def.readOnly) throw new ForbiddenError();
   };
+  const guard = Object.hasOwn(GUARDS, c) ? GUARDS[c] : null;
   return {
     list: (input) => readItems(ctx, c, input),
     one: (key, input) => readItem(ctx, c, key, input),
     async create(payload) {
       writable();
+      if (Array.isArray(payload)) payload.forEach((p) => checkRequired(def, p));
+      else checkRequired(def, payload);
+      await guard?.create(ctx, payload);
       if (Array.isArray(payload)) {
-        payload.forEach((p) => checkRequired(def, p));
         const keys = await createItems(ctx, c, payload);
         await after();
         return keys;
       }
-      checkRequired(def, payload);
       const key = await createItem(ctx, c, payload);
       await after();
       return key;
     },
     async updateOne(key, payload) {
       writable();
+      await guard?.update(ctx, [{ key, data: payload }]);
       const written = await updateItem(ctx, c, key, payload);
       await after();
       return written;
     },
     async updateMany(body) {
       writable();
-      const keys = body.batch ? await updateBatch(ctx, c, body.batch)
-        : body.query ? await updateByQuery(ctx, c, body.query, body.data)
-        : await updateItems(ctx, c, body.keys, body.data);
+      const keys = guard ? await guardedUpdate(ctx, c, guard, body) : await plainUpdate(ctx, c, body);
       await after();
       return keys;
     },

@@ -14,6 +14,7 @@ import { keyFromRow } from './sql.ts';
 import type { Payload, PrimaryKey, WriteContext } from './types.ts';
 import { updateMany } from './update.ts';
 import { emitItems, filterItems } from './events.ts';
+import { checkShareCreate, checkShareUpdate, SHARES } from '../../shares/mint.ts';
 
 async function exists(w: WriteContext, collection: CollectionOverview, key: PrimaryKey): Promise<boolean> {
   const pk = ident(collection.primary!);
@@ -25,6 +26,8 @@ async function exists(w: WriteContext, collection: CollectionOverview, key: Prim
  * (after the parent's transaction commits), as Directus' nested ItemsService calls do. */
 async function nestedCreate(w: WriteContext, related: CollectionOverview, payload: Payload, depth: number): Promise<PrimaryKey> {
   const data = await filterItems(w.service, 'create', related.collection, payload);
+  // A share written through a relation obeys the rules of POST /shares.
+  if (related.collection === SHARES) await checkShareCreate(w.service, data);
   const key = await createOne(w, related, data, depth);
   emitItems(w.service, 'create', related.collection, [key], data);
   return key;
@@ -32,6 +35,7 @@ async function nestedCreate(w: WriteContext, related: CollectionOverview, payloa
 
 async function nestedUpdate(w: WriteContext, related: CollectionOverview, keys: PrimaryKey[], payload: Payload, depth: number): Promise<PrimaryKey[]> {
   const data = await filterItems(w.service, 'update', related.collection, payload, { keys });
+  if (related.collection === SHARES) await checkShareUpdate(w.service, keys.map((key) => ({ key: String(key), data })));
   const written = await updateMany(w, related, keys, data, depth);
   emitItems(w.service, 'update', related.collection, written, data);
   return written;
