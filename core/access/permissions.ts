@@ -6,6 +6,7 @@ import type { ServiceContext } from '../context.ts';
 import { ForbiddenError } from '../errors.ts';
 import type { Filter } from '../query/types.ts';
 import { builtinPermission } from './builtin.ts';
+import { withoutAdminOnlyRows } from './admin-only-rows.ts';
 
 export type PermissionAction = 'create' | 'read' | 'update' | 'delete' | 'share';
 
@@ -126,7 +127,7 @@ async function loadPolicyPermissions(ctx: ServiceContext): Promise<PermissionSet
       if (!merged.has(key)) {
         // Rule 2: app_access callers fall back to the built-in grant where no record of theirs exists.
         const own = merge(rows.filter((r) => r.collection === collection && r.action === action));
-        merged.set(key, own ?? (app ? builtinPermission(collection, action) : null));
+        merged.set(key, withoutAdminOnlyRows(collection, action, own ?? (app ? builtinPermission(collection, action) : null)));
       }
       return merged.get(key)!;
     },

@@ -10,7 +10,11 @@
  *
  * Cancel is one conditional statement (`where id = $1 and status = 'pending'`), so it either wins against the
  * worker's claim (the worker then finds no pending row) or loses cleanly (400 naming the status the worker
- * moved it to). Delete locks the row and refuses a log in `sending` (the worker is handing it to a provider). */
+ * moved it to). Delete locks the row and refuses a log in `sending` (the worker is handing it to a provider).
+ *
+ * Logs of direct service mail are admin-only (core/access/admin-only-rows.ts): reads leave them out through the
+ * permission, and cancel or delete by a non-admin treats them as missing (403). Cancelling one drops its sealed
+ * message (core/notify/direct.ts). */
 import type { ServiceContext } from '../context.ts';
 import { requirePermission, type PermissionAction } from '../access/permissions.ts';
 import { inTransaction, run } from '../db/database.ts';
@@ -64,8 +68,14 @@ export async function logStats(ctx: ServiceContext): Promise<LogStats> {
   return stats;
 }
 
+/** SQL: the log is direct service mail (the rule of core/access/admin-only-rows.ts). */
+const DIRECT = "(template_id is null and channel = 'email')";
+
+/** SQL condition limiting a write to the logs the caller may reach ($2: whether the caller is an admin). */
+const REACHABLE = `($2::boolean or not ${DIRECT})`;
+
 async function currentStatus(ctx: ServiceContext, id: number): Promise<string> {
-  const [row] = await run<{ status: string }>(ctx.db, 'select status from svc_notify_logs where id = $1', [id]);
+  const [row] = await run<{ status: string }>(ctx.db, `select status from svc_notify_logs where id = $1 and ${REACHABLE}`, [id, ctx.accountability.admin]);
   if (!row) throw new ForbiddenError();
   return row.status;
 }
@@ -74,8 +84,8 @@ async function currentStatus(ctx: ServiceContext, id: number): Promise<string> {
 export async function cancelLog(ctx: ServiceContext, rawId: string): Promise<number> {
   await authorize(ctx, 'update');
   const id = parseLogId(rawId);
-  const rows = await run(ctx.db,
-    "update svc_notify_logs set status = 'cancelled', updated_at = now() where id = $1 and status = 'pending' returning id", [id]);
+  const rows = await run(ctx.db, `update svc_notify_logs set status = 'cancelled', content_sealed = null, updated_at = now()
+    where id = $1 and status = 'pending' and ${REACHABLE} returning id`, [id, ctx.accountability.admin]);
   if (rows.length > 0) return id;
   const status = await currentStatus(ctx, id);
   throw new InvalidPayloadError(`Only a pending log can be cancelled; this log is "${status}".`, { status });
@@ -86,7 +96,7 @@ export async function deleteLog(ctx: ServiceContext, rawId: string): Promise<voi
   const sys = await authorize(ctx, 'delete');
   const id = parseLogId(rawId);
   await inTransaction(ctx.db, async (trx) => {
-    const [row] = await run<{ status: string }>(trx, 'select status from svc_notify_logs where id = $1 for update', [id]);
+    const [row] = await run<{ status: string }>(trx, `select status from svc_notify_logs where id = $1 and ${REACHABLE} for update`, [id, ctx.accountability.admin]);
     if (!row) throw new ForbiddenError();
     if (row.status === 'sending') throw new InvalidPayloadError('A log that is being sent cannot be deleted.', { status: row.status });
     await deleteItem({ ...sys, db: trx }, LOGS, id);

@@ -76,6 +76,8 @@ const SYSTEM_SPECIALS: Record<string, string[]> = {
   'svc_users.password': ['hash', 'conceal'],
   'svc_users.token': ['conceal'],
   'svc_users.tfa_secret': ['conceal'],
+  // The encrypted copy of a direct mail as sent (migrations/0007_notify_sealed_content.ts).
+  'svc_notify_logs.content_sealed': ['conceal'],
 };
 
 /** System collections record their changes like user collections (as Directus does), except the logs

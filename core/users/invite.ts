@@ -59,7 +59,7 @@ export async function inviteUsers(services: Services, ctx: ServiceContext, body:
     for (const [i, email] of toMail.entries()) {
       const mail = linkMessage(email, "You've been invited",
         `You have been invited to ${config.projectName}. Open the link below to accept the invitation and choose a password.`, link(tokens[i]));
-      await queueDirectEmail(trx, services.queue, { to: mail.to, subject: mail.subject, html: mail.html, kind: 'invite' });
+      await queueDirectEmail(trx, services.queue, config.secret, { to: mail.to, subject: mail.subject, html: mail.html, kind: 'invite', secrets: [tokens[i]] });
     }
   });
   if (toCreate.length) await services.schema.invalidate();

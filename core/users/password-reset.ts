@@ -3,10 +3,11 @@
  * the current password hash, so it stops working once the password changed; POST /auth/password/reset
  * sets the new password. */
 import { createHash } from 'node:crypto';
-import { run } from '../db/database.ts';
+import { inTransaction, run } from '../db/database.ts';
 import { InvalidTokenError } from '../errors.ts';
 import { enforcePasswordPolicy } from '../auth/password-policy.ts';
 import { hashPassword } from '../auth/passwords.ts';
+import { publishRevocation, revokeSessions } from '../auth/user-revocation.ts';
 import { queueDirectEmailInBackground } from '../notify/direct.ts';
 import { linkMessage } from '../mail/mailer.ts';
 import type { Services } from '../services.ts';
@@ -32,7 +33,7 @@ export async function requestPasswordReset(services: Services, body: Record<stri
   const mail = linkMessage(user.email, 'Password Reset Request',
     `A password reset was requested for your ${config.projectName} account. Open the link below to choose a new password. If you did not ask for it, ignore this email.`,
     link(token));
-  queueDirectEmailInBackground(services.database.db, services.queue, { to: mail.to, subject: mail.subject, html: mail.html, kind: 'password-reset' }, (err) => {
+  queueDirectEmailInBackground(services.database.db, services.queue, config.secret, { to: mail.to, subject: mail.subject, html: mail.html, kind: 'password-reset', secrets: [token] }, (err) => {
     if (config.logLevel !== 'silent' && config.logLevel !== 'fatal') console.error('Could not queue the password reset mail:', err);
   });
 }
@@ -46,7 +47,14 @@ export async function resetPassword(services: Services, body: Record<string, unk
   const user = await userByEmail(db, claims.email);
   if (!user || user.status !== 'active' || claims.hash !== digest(user.password)) throw new InvalidTokenError();
   await enforcePasswordPolicy(db, password);
-  const updated = await run(db, 'update svc_users set password = $2, require_password_change = false where id = $1 and password is not distinct from $3 returning id',
-    [user.id, await hashPassword(password), user.password]);
-  if (updated.length === 0) throw new InvalidTokenError();
+  const hashed = await hashPassword(password);
+  const revocation = await inTransaction(db, async (trx) => {
+    const updated = await run(trx, 'update svc_users set password = $2, require_password_change = false where id = $1 and password is not distinct from $3 returning id',
+      [user.id, hashed, user.password]);
+    if (updated.length === 0) throw new InvalidTokenError();
+    // Whoever knew the old password (or held a session) is out: every session ends.
+    return revokeSessions(trx, [user.id], null);
+  });
+  await publishRevocation(services, revocation);
+  await services.schema.invalidate();
 }

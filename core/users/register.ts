@@ -59,7 +59,7 @@ export async function registerUser(services: Services, body: Record<string, unkn
     // Through the notification outbox, queued without delaying the answer (a taken email answers as fast).
     const mail = linkMessage(mailTo, 'Verify your email address',
       `Thanks for registering with ${config.projectName}. Open the link below to verify your email address.`, link(token));
-    queueDirectEmailInBackground(db, services.queue, { to: mail.to, subject: mail.subject, html: mail.html, kind: 'verify-email' }, (err) => {
+    queueDirectEmailInBackground(db, services.queue, config.secret, { to: mail.to, subject: mail.subject, html: mail.html, kind: 'verify-email', secrets: [token] }, (err) => {
       if (config.logLevel !== 'silent' && config.logLevel !== 'fatal') console.error('Could not queue the verification mail:', err);
     });
   }

@@ -15,6 +15,7 @@
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import type { Config } from '../../config.ts';
+import { decryptSecret } from '../../crypto/secret-box.ts';
 import type { Executor } from '../../db/database.ts';
 import { parseJsonColumn } from '../providers-store.ts';
 import { SenderPool } from './senders.ts';
@@ -192,8 +193,10 @@ export class NotifyWorker {
       const to = list(row.recipients);
       if (to.length === 0) throw new Error('The log has no recipients.');
       const { sender, providerId } = await this.#senders.get(row.channel, row.provider_id);
+      // Direct mail goes out as sealed (with its token); the stored content_rendered has it redacted.
+      const content = row.content_sealed ? decryptSecret(row.content_sealed, this.#config.secret) : row.content_rendered ?? '';
       const result = await sender.send({
-        to, cc: list(row.cc), bcc: list(row.bcc), subject: row.subject_rendered ?? '', content: row.content_rendered ?? '', reference: `notify-${row.id}`,
+        to, cc: list(row.cc), bcc: list(row.bcc), subject: row.subject_rendered ?? '', content, reference: `notify-${row.id}`,
       });
       outcome = { providerId, messageId: result.messageId, response: result.response };
     } catch (err) {
