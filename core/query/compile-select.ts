@@ -4,7 +4,7 @@
 import { PREPARE_MARK } from '../db/pg-driver.ts';
 import { ident } from '../db/database.ts';
 import type { FieldOverview } from '../schema/types.ts';
-import { whereClause } from './compile-filter.ts';
+import { compileFilter, whereClause } from './compile-filter.ts';
 import { functionExpr } from './compile-function.ts';
 import type { AggregatePlan, FieldPlan, MetaPlan, SearchPlan, SelectPlan, SortPlan } from './plan-types.ts';
 import { castOf, col, SqlBuilder, table } from './sql-builder.ts';
@@ -40,11 +40,12 @@ function orderBy(b: SqlBuilder, alias: string, sort: SortPlan[]): string {
       let first = '';
       for (const hop of target.chain) {
         const a = b.alias();
+        const on = `${col(a, hop.related.primary!)} = ${col(from, hop.fk)}${hop.filter ? ` and ${compileFilter(b, a, hop.filter)}` : ''}`;
         if (!first) {
           first = `${table(hop.related.collection)} as ${a}`;
-          joins.push(`${col(a, hop.related.primary!)} = ${col(from, hop.fk)}`);
+          joins.push(on);
         } else {
-          first += ` join ${table(hop.related.collection)} as ${a} on ${col(a, hop.related.primary!)} = ${col(from, hop.fk)}`;
+          first += ` join ${table(hop.related.collection)} as ${a} on ${on}`;
         }
         from = a;
       }

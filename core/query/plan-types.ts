@@ -28,8 +28,9 @@ export type FunctionPlan =
 export type RowScope = ReadonlyMap<string, FilterNode>;
 
 export interface SortTarget {
-  /** M2O hops from the planned collection to the sorted column's collection. */
-  chain: { fk: FieldOverview; related: CollectionOverview }[];
+  /** M2O hops from the planned collection to the sorted column's collection; `filter` is the caller's row filter
+   * on the hop's collection (null: every row). */
+  chain: { fk: FieldOverview; related: CollectionOverview; filter: FilterNode | null }[];
   field: FieldOverview;
   /** Sort by a function of the last collection's row instead of `field`. */
   fn?: FunctionPlan;

@@ -39,6 +39,11 @@ function isReadable(ctx: PlanContext, collection: string): boolean {
   return ctx.permissions.get(collection, 'read') !== null;
 }
 
+/** Postgres' json has no ordering or equality: sorting, grouping, distinct counts and min/max on it fail. */
+function isOrderable(field: FieldOverview): boolean {
+  return field.type !== 'json';
+}
+
 function canRead(perm: ResolvedPermission, field: string): boolean {
   return perm.fields === null || perm.fields.has(field);
 }
@@ -71,9 +76,12 @@ function rowFilter(ctx: PlanContext, collection: CollectionOverview, perm: Resol
   return and(perm.filter ? planFilter(ctx, collection, perm.filter, 0, true) : null, scopeOf(ctx, collection));
 }
 
-/** A relational filter's condition on a related collection: a caller with a scope only tests rows in reach. */
-function scopedChild(ctx: PlanContext, related: CollectionOverview, child: FilterNode, trusted: boolean): FilterNode {
-  return trusted ? child : and(child, scopeOf(ctx, related))!;
+/** A relational filter's condition on a related collection. The caller's own filters only test rows it may read
+ * there: the related collection's row filter (and share scope) is ANDed in, as a plain read of it would be, so a
+ * filter cannot ask questions about rows the caller cannot see. A permission rule's own filter (`trusted`) is not
+ * narrowed: it is the rule. */
+function relatedCondition(ctx: PlanContext, related: CollectionOverview, child: FilterNode, trusted: boolean): FilterNode {
+  return trusted ? child : and(child, rowFilter(ctx, related, readPermission(ctx, related.collection)))!;
 }
 
 // ---------------------------------------------------------------- filters
@@ -150,7 +158,7 @@ function planRelationalFilter(
   }
   if (relation.kind === 'm2o') {
     const related = getCollection(ctx, relation.related);
-    return { kind: 'm2o', fk: field, related, child: scopedChild(ctx, related, planFilter(ctx, related, value as Filter, depth + 1, trusted), trusted) };
+    return { kind: 'm2o', fk: field, related, child: relatedCondition(ctx, related, planFilter(ctx, related, value as Filter, depth + 1, trusted), trusted) };
   }
   if (relation.kind === 'o2m') {
     const related = getCollection(ctx, relation.related);
@@ -159,7 +167,7 @@ function planRelationalFilter(
       kind: 'o2m', none, related,
       fkOnChild: related.fields[relation.relation.field],
       parentKey: primaryOf(collection),
-      child: scopedChild(ctx, related, planFilter(ctx, related, inner, depth + 1, trusted), trusted),
+      child: relatedCondition(ctx, related, planFilter(ctx, related, inner, depth + 1, trusted), trusted),
     };
   }
   // A2O: one branch per target collection, each gated by the discriminator.
@@ -169,7 +177,7 @@ function planRelationalFilter(
   for (const target of targets) {
     const related = getCollection(ctx, target);
     if (!scope && !Object.keys(value).every((k) => k === '_and' || k === '_or' || k.split(':')[0] in related.fields)) continue;
-    branches.push({ related, child: scopedChild(ctx, related, planFilter(ctx, related, value as Filter, depth + 1, trusted), trusted) });
+    branches.push({ related, child: relatedCondition(ctx, related, planFilter(ctx, related, value as Filter, depth + 1, trusted), trusted) });
   }
   if (branches.length === 0) throw new InvalidQueryError(`Invalid filter on "${field.field}": no collection of it has those fields.`);
   return { kind: 'a2o', keyField: field, collectionField: collection.fields[relation.collectionField], branches };
@@ -195,7 +203,7 @@ function planFollow(ctx: PlanContext, collection: CollectionOverview, key: strin
   const { none, inner } = someOrNone(key, value as Record<string, unknown>);
   return {
     kind: 'o2m', none, related, fkOnChild: fk, parentKey: primaryOf(collection),
-    child: scopedChild(ctx, related, planFilter(ctx, related, inner, depth + 1, trusted), trusted),
+    child: relatedCondition(ctx, related, planFilter(ctx, related, inner, depth + 1, trusted), trusted),
   };
 }
 
@@ -275,13 +283,14 @@ function planSortTarget(ctx: PlanContext, collection: CollectionOverview, path: 
     if (!field) throw new InvalidQueryError(`Invalid sort: field "${parts[i]}" does not exist in "${current.collection}".`);
     if (!canRead(perm, field.field)) throw new ForbiddenError(`You don't have permission to sort on field "${parts[i]}".`);
     if (i === parts.length - 1) {
-      if (field.alias) throw new InvalidQueryError(`Invalid sort: field "${parts[i]}" cannot be sorted on.`);
+      if (field.alias || !isOrderable(field)) throw new InvalidQueryError(`Invalid sort: field "${parts[i]}" cannot be sorted on.`);
       return { chain, field };
     }
     const relation = relationOf(ctx.schema, current.collection, field.field);
     if (!relation || relation.kind !== 'm2o') throw new InvalidQueryError(`Invalid sort: "${parts[i]}" is not a many-to-one relation.`);
     const related = getCollection(ctx, relation.related);
-    chain.push({ fk: field, related });
+    // The hop only reaches a row the caller may read: an unreadable one sorts as null, like a missing one.
+    chain.push({ fk: field, related, filter: rowFilter(ctx, related, readPermission(ctx, related.collection)) });
     current = related;
   }
   throw new InvalidQueryError(`Invalid sort "${path}".`);
@@ -512,7 +521,11 @@ function planAggregate(ctx: PlanContext, collection: CollectionOverview, q: Quer
   };
   const groupBy: GroupByPlan[] = (q.groupBy ?? []).map((g) => {
     const call = parseFunctionCall(g);
-    if (!call) return { name: g, field: column(g, 'groupBy') };
+    if (!call) {
+      const field = column(g, 'groupBy');
+      if (!isOrderable(field)) throw new InvalidQueryError(`Invalid groupBy: field "${g}" of type ${field.type} cannot be grouped.`);
+      return { name: g, field };
+    }
     const fn = planFunction(ctx, collection, call, g, false);
     return { name: functionKey(call), field: fn.kind === 'date' ? fn.field : fn.relation, fn };
   });
@@ -526,6 +539,9 @@ function planAggregate(ctx: PlanContext, collection: CollectionOverview, q: Quer
       }
       const field = column(name, `aggregate[${fn}]`);
       if ((fn === 'sum' || fn === 'avg') && !NUMERIC_TYPES.has(field.type)) throw new InvalidQueryError(`Aggregate "${fn}" needs a numeric field, "${name}" is ${field.type}.`);
+      if ((fn === 'countDistinct' || fn === 'min' || fn === 'max') && !isOrderable(field)) {
+        throw new InvalidQueryError(`Aggregate "${fn}" does not apply to "${name}": ${field.type} values cannot be compared.`);
+      }
       functions.push({ fn, field });
     }
   }
