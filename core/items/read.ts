@@ -8,11 +8,12 @@ import { compileAggregate, compileKeys, compileList, compileOne, type CompiledRe
 import { CompiledCache, mentionsNow } from '../query/compiled-cache.ts';
 import { coerceScalar } from '../query/filter-values.ts';
 import { planRead, type PlanContext } from '../query/plan.ts';
-import type { RowScope } from '../query/plan-types.ts';
+import type { FilterNode, ReadPlan, RowScope } from '../query/plan-types.ts';
 import type { Query } from '../query/types.ts';
 import { ident } from '../db/database.ts';
 import { shareReadAccess } from '../shares/read-access.ts';
 import { itemsCollection } from './collection.ts';
+import { cutRecords, planRecordAwareRead, type RecordCut } from './record-reads.ts';
 
 export type PrimaryKey = string | number;
 
@@ -47,10 +48,28 @@ function queryOf(input: QueryInput): Query {
   return typeof input.query === 'function' ? input.query() : input.query;
 }
 
+/** What the output of a compiled statement needs cut before it is answered (records about items the caller
+ * reads under the items' permissions: record-reads.ts). Keyed by the cached statement object. */
+const recordCuts = new WeakMap<CompiledRead, RecordCut>();
+
+/** Rows in reach of both scopes (a collection in only one of them is out of reach). */
+function bothScopes(a: RowScope, b: RowScope): RowScope {
+  const out = new Map<string, FilterNode>();
+  for (const [name, node] of a) {
+    const other = b.get(name);
+    if (other) out.set(name, { kind: 'and', children: [node, other] });
+  }
+  return out;
+}
+
 /** Compiles through the cache. Statements depending on $NOW (in the query or in permission filters) are
- * compiled every time. A share token plans with its role's permissions within the share's reach. */
-async function compiled(ctx: ServiceContext, kind: string, collectionName: string, input: QueryInput, build: (q: Query, plan: PlanContext) => CompiledRead): Promise<CompiledRead> {
-  const key = cacheKeyOf(ctx, kind, collectionName, input);
+ * compiled every time. A share token plans with its role's permissions within the share's reach. `narrow`:
+ * a row scope a service adds to its own read (never cached). */
+async function compiled(
+  ctx: ServiceContext, kind: string, collectionName: string, input: QueryInput, build: (q: Query, plan: (q: Query) => ReadPlan) => CompiledRead,
+  narrow?: RowScope,
+): Promise<CompiledRead> {
+  const key = narrow ? null : cacheKeyOf(ctx, kind, collectionName, input);
   if (key) {
     const hit = cacheFor(ctx).get(key);
     if (hit) return hit;
@@ -58,7 +77,14 @@ async function compiled(ctx: ServiceContext, kind: string, collectionName: strin
   const share = ctx.accountability.share;
   const { permissions, scope } = share ? await shareReadAccess(ctx, share) : { permissions: await loadPermissions(ctx), scope: undefined };
   const query = queryOf(input);
-  const result = build(query, planContext(ctx, permissions, scope));
+  const context = planContext(ctx, permissions, narrow && scope ? bothScopes(scope, narrow) : narrow ?? scope);
+  const last: { cut: RecordCut | null } = { cut: null };
+  const result = build(query, (q) => {
+    const planned = planRecordAwareRead(context, collectionName, q);
+    last.cut = planned.cut;
+    return planned.read;
+  });
+  if (last.cut) recordCuts.set(result, last.cut);
   if (key && !permissions.clockDependent && !mentionsNow(query.filter) && !mentionsNow(query.deep)) {
     cacheFor(ctx).set(key, result);
   }
@@ -93,15 +119,18 @@ function withMeta(row: ListRow): string {
   return `{"data":${row.data},"meta":${JSON.stringify(meta)}}`;
 }
 
-/** GET /items/{collection}: `{"data":[...],"meta"?:{...}}` as JSON text. */
-export async function readItems(ctx: ServiceContext, collectionName: string, input: QueryInput | Query): Promise<string> {
+/** GET /items/{collection}: `{"data":[...],"meta"?:{...}}` as JSON text. `narrow`: a row scope the calling
+ * service adds (its read is not cached). */
+export async function readItems(ctx: ServiceContext, collectionName: string, input: QueryInput | Query, narrow?: RowScope): Promise<string> {
   itemsCollection(ctx, collectionName);
   checkShareTop(ctx, collectionName);
   const statement = await compiled(ctx, 'list', collectionName, asInput(input), (query, plan) => {
-    const read = planRead(plan, collectionName, query);
+    const read = plan(query);
     return read.aggregate ? compileAggregate(read.aggregate, read.meta) : compileList(read.select!, read.meta);
-  });
+  }, narrow);
   const [row] = await run<ListRow>(ctx.db, statement.sql, statement.params);
+  const cut = recordCuts.get(statement);
+  if (cut) row.data = cutRecords(cut, row.data);
   return withMeta(row);
 }
 
@@ -127,25 +156,30 @@ function coerceKey(ctx: ServiceContext, collectionName: string, key: PrimaryKey)
   }
 }
 
-/** The statement reading one item (`select ... as data`) with its parameters bound. */
-async function oneStatement(ctx: ServiceContext, collectionName: string, key: PrimaryKey, input: QueryInput | Query): Promise<CompiledRead> {
+/** The statement reading one item (`select ... as data`) with its parameters bound, and the cut its output needs. */
+async function oneStatement(
+  ctx: ServiceContext, collectionName: string, key: PrimaryKey, input: QueryInput | Query, narrow?: RowScope,
+): Promise<CompiledRead & { cut: RecordCut | undefined }> {
   itemsCollection(ctx, collectionName);
   checkShareTop(ctx, collectionName, key);
   const pk = coerceKey(ctx, collectionName, key);
   const statement = await compiled(ctx, 'one', collectionName, asInput(input), (query, plan) => {
-    const read = planRead(plan, collectionName, { ...query, limit: undefined, offset: undefined, page: undefined, meta: undefined });
+    const read = plan({ ...query, limit: undefined, offset: undefined, page: undefined, meta: undefined });
     if (!read.select) throw new InvalidQueryError('Aggregates are not available on a single item.');
     return compileOne(read.select, pk);
-  });
+  }, narrow);
   // compileOne binds the primary key as $1, so a cached statement only needs it swapped.
-  return { sql: statement.sql, params: statement.params[0] === pk ? statement.params : [pk, ...statement.params.slice(1)] };
+  return {
+    sql: statement.sql, params: statement.params[0] === pk ? statement.params : [pk, ...statement.params.slice(1)], cut: recordCuts.get(statement),
+  };
 }
 
-/** The JSON text of one item, or null when it does not exist or is not visible to the caller. */
-export async function readItemData(ctx: ServiceContext, collectionName: string, key: PrimaryKey, input: QueryInput | Query): Promise<string | null> {
-  const statement = await oneStatement(ctx, collectionName, key, input);
+/** The JSON text of one item, or null when it does not exist or is not visible to the caller. `narrow`: a row
+ * scope the calling service adds (its read is not cached). */
+export async function readItemData(ctx: ServiceContext, collectionName: string, key: PrimaryKey, input: QueryInput | Query, narrow?: RowScope): Promise<string | null> {
+  const statement = await oneStatement(ctx, collectionName, key, input, narrow);
   const [row] = await run<{ data: string | null }>(ctx.db, statement.sql, statement.params);
-  return row.data;
+  return statement.cut && row.data !== null ? cutRecords(statement.cut, row.data) : row.data;
 }
 
 /** readItemData plus one more text column computed by the same statement, so a caller that needs another
@@ -156,7 +190,7 @@ export async function readItemDataWith(
 ): Promise<{ data: string | null; extra: string | null }> {
   const statement = await oneStatement(ctx, collectionName, key, input);
   const [row] = await run<{ data: string | null; extra: string | null }>(ctx.db, withColumn(statement, column.sql), [...statement.params, ...column.params]);
-  return { data: row.data, extra: row.extra };
+  return { data: statement.cut && row.data !== null ? cutRecords(statement.cut, row.data) : row.data, extra: row.extra };
 }
 
 /** The item statement's SQL with the extra column, built once per statement text and column (the same string

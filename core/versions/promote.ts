@@ -8,6 +8,7 @@ import { inTransaction } from '../db/database.ts';
 import { ForbiddenError, InvalidPayloadError } from '../errors.ts';
 import { createItem, updateItem } from '../items/write/index.ts';
 import { requirePromoter } from './access.ts';
+import { withoutKey } from './delta.ts';
 import { loadVersion } from './rows.ts';
 import { changeVersion } from './store.ts';
 import { itemExists, mainHash, storedTarget } from './target.ts';
@@ -22,10 +23,12 @@ function promotedPayload(fields: Record<string, { alias: boolean }>, delta: Delt
 
 /** Applies a locked version in ctx.db (a transaction). */
 async function applyVersion(ctx: ServiceContext, version: VersionRow): Promise<void> {
-  if (isEmptyDelta(version.delta)) throw new InvalidPayloadError('Invalid payload. The version has no changes to promote.', { reason: 'empty_delta' });
   const target = storedTarget(ctx, version.collection, version.item);
   const c = target.collection;
-  const payload = promotedPayload(c.fields, version.delta!);
+  // A key in the delta is ignored: the version's item is the key.
+  const changes = version.delta ? withoutKey(c, version.delta) : null;
+  if (isEmptyDelta(changes)) throw new InvalidPayloadError('Invalid payload. The version has no changes to promote.', { reason: 'empty_delta' });
+  const payload = promotedPayload(c.fields, changes!);
   // Rules 2 and 6: update the row, or create it with the version's item as its key.
   if (await itemExists(ctx, target)) await updateItem(ctx, c.collection, target.key, payload, { version: version.id });
   else await createItem(ctx, c.collection, { ...payload, [c.primary!]: target.key }, { version: version.id });

@@ -1,7 +1,7 @@
 /** What a non-admin's standard query on versions may touch: the direct fields of svc_versions only (no
  * relational paths to svc_users or svc_collections, no deep), never the delta in filters, sorts or
  * aggregates (its values are cut to the caller's readable fields only on output), and only versions of
- * collections the caller may read. */
+ * items the caller may read (read.ts). */
 import { ForbiddenError } from '../errors.ts';
 import type { Filter, Query } from '../query/types.ts';
 import { VERSION_FIELDS } from './types.ts';
@@ -36,10 +36,4 @@ export function checkVersionQuery(query: Query): void {
   for (const list of Object.values(query.aggregate ?? {})) for (const f of list ?? []) if (f !== '*' && (!DIRECT.has(f) || OPAQUE.has(f))) deny(f);
   for (const f of query.groupBy ?? []) if (!DIRECT.has(f) || OPAQUE.has(f)) deny(f);
   if (query.filter) checkFilter(query.filter);
-}
-
-/** The query limited to versions of `collections`. */
-export function scopedToCollections(query: Query, collections: string[]): Query {
-  const scope: Filter = { collection: { _in: collections } };
-  return { ...query, filter: query.filter ? { _and: [query.filter, scope] } : scope };
 }

@@ -10,7 +10,7 @@ import { readItemData } from '../items/read.ts';
 import { loadPermissions } from '../access/permissions.ts';
 import { requireAuthor } from './access.ts';
 import { readableDelta } from './readable-delta.ts';
-import { checkDelta, parseDelta } from './delta.ts';
+import { checkDelta, parseDelta, withoutKey } from './delta.ts';
 import { parseUpdate } from './input.ts';
 import { loadVersion } from './rows.ts';
 import { changeVersion, type VersionChange } from './store.ts';
@@ -62,6 +62,7 @@ export async function saveVersion(ctx: ServiceContext, id: string, raw: unknown)
     const target = storedTarget(t, version.collection, version.item);
     const main = await readItemData(t, version.collection, target.key, { fields: ['*'] });
     const base = main === null ? { [target.collection.primary!]: target.key } : JSON.parse(main) as Record<string, unknown>;
-    return { ...base, ...readableDelta(t.schema, t.accountability.admin ? null : await loadPermissions(t), version.collection, merged) };
+    const changes = withoutKey(target.collection, merged);
+    return { ...base, ...readableDelta(t.schema, t.accountability.admin ? null : await loadPermissions(t), version.collection, changes) };
   });
 }
