@@ -47,6 +47,9 @@ export interface Config {
   emailSmtpSecure: boolean;
   userInviteTokenTtlMs: number;
   passwordResetTokenTtlMs: number;
+  /** AUTH_LOCKOUT_COOLDOWN: how long a password stays locked after settings.auth_login_attempts failures in a row
+   * (share passwords of POST /shares/auth). */
+  authLockoutCooldownMs: number;
   /** Links a client may ask invitation, reset and verification mails to point at (besides PUBLIC_URL's). */
   userInviteUrlAllowList: string[];
   passwordResetUrlAllowList: string[];
@@ -279,6 +282,7 @@ export function loadConfig(env: Env = process.env): Config {
     emailSmtpSecure: str(env, 'EMAIL_SMTP_SECURE', 'false') === 'true',
     userInviteTokenTtlMs: parseDuration(str(env, 'USER_INVITE_TOKEN_TTL', '7d')),
     passwordResetTokenTtlMs: parseDuration(str(env, 'PASSWORD_RESET_TOKEN_TTL', '1d')),
+    authLockoutCooldownMs: Math.max(1000, parseDuration(str(env, 'AUTH_LOCKOUT_COOLDOWN', '15m'))),
     userInviteUrlAllowList: csvList(env, 'USER_INVITE_URL_ALLOW_LIST'),
     passwordResetUrlAllowList: csvList(env, 'PASSWORD_RESET_URL_ALLOW_LIST'),
     userRegisterUrlAllowList: csvList(env, 'USER_REGISTER_URL_ALLOW_LIST'),

@@ -42,7 +42,7 @@ export class InvalidOtpError extends ServiceError {
   constructor(message = 'Invalid user OTP.') { super(401, 'INVALID_OTP', message); }
 }
 export class UserSuspendedError extends ServiceError {
-  constructor() { super(403, 'USER_SUSPENDED', 'User suspended.'); }
+  constructor(message = 'User suspended.') { super(403, 'USER_SUSPENDED', message); }
 }
 export class ForbiddenError extends ServiceError {
   constructor(message = "You don't have permission to access this.") { super(403, 'FORBIDDEN', message); }

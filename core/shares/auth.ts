@@ -1,7 +1,7 @@
 /** POST /shares/auth: a share id (+ password) -> tokens acting as the share's role, limited to the shared
  * item (Directus' SharesService.login). */
 import { inTransaction, run } from '../db/database.ts';
-import { InvalidCredentialsError, InvalidPayloadError } from '../errors.ts';
+import { InvalidCredentialsError, InvalidPayloadError, UserSuspendedError } from '../errors.ts';
 import { accessFor } from '../access/resolve.ts';
 import type { Services } from '../services.ts';
 import type { RequestMeta } from '../auth/authenticate.ts';
@@ -10,6 +10,7 @@ import type { LoginMode } from '../auth/login.ts';
 import { verifyPassword } from '../auth/passwords.ts';
 import { clip, generateSessionToken } from '../auth/sessions.ts';
 import { isUuid } from '../uuid.ts';
+import { recordFailedShareLogin, resetFailedShareLogins, shareLockedUntil } from './lockout.ts';
 
 const MODES: readonly LoginMode[] = ['json', 'cookie', 'session'];
 
@@ -28,15 +29,25 @@ export function parseShareLoginInput(body: Record<string, unknown>): ShareLoginI
 
 interface ShareRow { id: string; role: string | null; collection: string; item: string; password: string | null }
 
-/** A share outside its dates, used up or unknown is INVALID_CREDENTIALS, as is a wrong or missing password. */
+/** A share outside its dates, used up or unknown is INVALID_CREDENTIALS, as is a wrong or missing password.
+ * Wrong passwords count towards the share's lockout (lockout.ts); a locked share is USER_SUSPENDED, as a locked
+ * account is at /auth/login, until its cooldown ends, whatever password is sent. */
 export async function shareLogin(services: Services, input: ShareLoginInput, meta: RequestMeta): Promise<IssuedTokens> {
   const { config, database } = services;
   const usable = `id = $1 and (date_start is null or date_start <= now()) and (date_end is null or date_end >= now())
     and (max_uses is null or coalesce(times_used, 0) < max_uses)`;
   const [share] = await run<ShareRow>(database.db, `select id, role, collection, item, password from svc_shares where ${usable}`, [input.share]);
   if (!share) throw new InvalidCredentialsError();
-  if (share.password && (input.password === null || !(await verifyPassword(share.password, input.password)))) {
-    throw new InvalidCredentialsError();
+  if (share.password) {
+    if (await shareLockedUntil(services, share.id) !== null) {
+      throw new UserSuspendedError('Share locked after too many failed password attempts. Try again later.');
+    }
+    if (input.password === null) throw new InvalidCredentialsError();
+    if (!(await verifyPassword(share.password, input.password))) {
+      await recordFailedShareLogin(services, share.id, config.authLockoutCooldownMs);
+      throw new InvalidCredentialsError();
+    }
+    await resetFailedShareLogins(services, share.id);
   }
 
   const version = (await services.schema.get()).version;

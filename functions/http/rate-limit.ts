@@ -1,7 +1,8 @@
 /** Rate limiting around authentication (SPEC.md > Limits). Each request counts in the global bucket (when
  * enabled) plus exactly one other:
- * - POST /auth/login -> login bucket, password reset and invitation endpoints -> email bucket, POST
- *   /notify/webhooks/{key} (delivery reports) -> webhook bucket, keyed by IP;
+ * - POST /auth/login and POST /shares/auth (share passwords are guessed the same way) -> login bucket, password
+ *   reset and invitation endpoints -> email bucket, POST /notify/webhooks/{key} (delivery reports) -> webhook
+ *   bucket, keyed by IP;
  * - no token -> per-IP bucket (per-IP assets bucket for /assets/*), counted at arrival;
  * - a token -> no IP bucket at arrival; once authenticated, the service bucket (role with service_account)
  *   or the user bucket, keyed by user id. A token that matches no strategy (INVALID_TOKEN) is counted against
@@ -18,6 +19,7 @@ import type { AppEnv } from './env.ts';
 /** Anonymous-by-IP endpoints with their own, stricter bucket (POST only). */
 const ROUTE_BUCKETS: ReadonlyMap<string, BucketName> = new Map([
   ['/auth/login', 'login'],
+  ['/shares/auth', 'login'],
   ['/auth/password/request', 'email'],
   ['/auth/password/reset', 'email'],
   ['/users/invite', 'email'],
