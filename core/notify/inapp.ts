@@ -1,6 +1,7 @@
-/** The in-app channel: delivery is a svc_notifications row per user, written in the caller's transaction, so the
- * log of an in-app send is `sent` as soon as it exists (nothing is left for the worker). Used by POST /notify/trigger
- * and by the workflow (core/workflow/notify.ts). */
+/** The in-app channel: delivery is a svc_notifications row per user. An immediate send writes them in the caller's
+ * transaction, so its log is `sent` as soon as it exists (nothing is left for the worker). Used by POST
+ * /notify/trigger and by the workflow (core/workflow/notify.ts). A scheduled send is a pending log like any other
+ * channel's, delivered by the worker once due (core/notify/channels/inapp.ts). */
 import { run, type Executor } from '../db/database.ts';
 
 export interface InAppNotice {
@@ -15,21 +16,31 @@ export interface InAppNotice {
   log?: { template_id?: string | null; provider_id?: number | null; locale?: string | null; variables?: unknown; metadata?: unknown };
 }
 
-/** Writes one inbox notification per distinct existing recipient and one `sent` log; returns both. */
-export async function deliverInApp(db: Executor, notice: InAppNotice): Promise<{ count: number; logId: number | null }> {
+/** Subjects longer than svc_notifications.subject are cut. */
+export const inAppSubject = (subject: string): string => subject.slice(0, 255);
+
+/** One inbox notification per distinct recipient that is (still) a user; returns the recipients reached. */
+export async function insertNotifications(db: Executor, notice: Omit<InAppNotice, 'log'>): Promise<string[]> {
   const recipients = [...new Set(notice.recipients)];
-  if (recipients.length === 0) return { count: 0, logId: null };
-  const subject = notice.subject.slice(0, 255);
+  if (recipients.length === 0) return [];
   const rows = await run<{ recipient: string }>(db, `insert into svc_notifications (recipient, sender, subject, message, collection, item)
     select u.id, $2, $3, $4, $5, $6 from svc_users u where u.id = any($1::uuid[]) returning recipient`,
-  [recipients, notice.sender ?? null, subject, notice.message ?? null, notice.collection ?? null, notice.item ?? null]);
+  [recipients, notice.sender ?? null, inAppSubject(notice.subject), notice.message ?? null, notice.collection ?? null, notice.item ?? null]);
+  return rows.map((r) => r.recipient);
+}
+
+/** Writes one inbox notification per distinct existing recipient and one `sent` log; returns both. */
+export async function deliverInApp(db: Executor, notice: InAppNotice): Promise<{ count: number; logId: number | null }> {
+  if (notice.recipients.length === 0) return { count: 0, logId: null };
+  const subject = inAppSubject(notice.subject);
+  const reached = await insertNotifications(db, notice);
   const log = notice.log ?? {};
   const metadata = log.metadata ?? (notice.collection ? { collection: notice.collection, item: notice.item ?? null } : null);
   const [row] = await run<{ id: number }>(db, `insert into svc_notify_logs (status, template_id, channel, provider_id, recipients, locale,
       variables, subject_rendered, content_rendered, sent_at, metadata, provider_response)
     values ('sent', $1, 'inapp', $2, $3::json, $4, $5::json, $6, $7, now(), $8::json, $9::json) returning id`,
-  [log.template_id ?? null, log.provider_id ?? null, JSON.stringify(rows.map((r) => r.recipient)), log.locale ?? null,
+  [log.template_id ?? null, log.provider_id ?? null, JSON.stringify(reached), log.locale ?? null,
     log.variables === undefined ? null : JSON.stringify(log.variables), subject, notice.message ?? null,
-    metadata === null ? null : JSON.stringify(metadata), JSON.stringify({ notifications: rows.length })]);
-  return { count: rows.length, logId: row.id };
+    metadata === null ? null : JSON.stringify(metadata), JSON.stringify({ notifications: reached.length })]);
+  return { count: reached.length, logId: row.id };
 }

@@ -1,8 +1,9 @@
 /** POST /notify/trigger (SPEC.md > Notification module): validates everything (template published, channels known,
  * variables against the template's schema, recipients, scheduled_at) before writing; renders subject and content per
  * channel at trigger time; writes one log per channel in one transaction; wakes the workers after the commit.
- * In-app sends are delivered in that same transaction (svc_notifications rows; the log is `sent` at once).
- * Who may trigger: admins, and callers whose policies grant `create` on svc_notify_logs. */
+ * Immediate in-app sends are delivered in that same transaction (svc_notifications rows; the log is `sent` at once);
+ * a scheduled send is a pending log on every channel, in-app included, sent by the worker once due and cancellable
+ * until then. Who may trigger: admins, and callers whose policies grant `create` on svc_notify_logs. */
 import type { Transaction } from 'kysely';
 import { requirePermission } from '../access/permissions.ts';
 import type { ServiceContext } from '../context.ts';
@@ -114,7 +115,7 @@ export async function triggerNotification(services: Services, ctx: ServiceContex
     const ids: number[] = [];
     let pending = false;
     for (const p of plans) {
-      if (p.channel === 'inapp') {
+      if (p.channel === 'inapp' && scheduledAt === null) {
         const { logId } = await deliverInApp(trx, {
           recipients: p.to, subject: p.rendered.subject || template.id, message: p.rendered.content, sender: ctx.accountability.user ?? null,
           log: { template_id: template.id, provider_id: p.content.provider_id, locale, variables, metadata },
@@ -127,7 +128,8 @@ export async function triggerNotification(services: Services, ctx: ServiceContex
         values ('pending', $1, $2, $3, $4::json, $5::json, $6::json, $7, $8::json, $9, $10, $11, $12::json) returning id`,
       [template.id, p.channel, p.content.enabled ? p.content.provider_id : null, JSON.stringify(p.to),
         p.channel === 'email' && ccAll.length ? JSON.stringify(ccAll) : null, p.channel === 'email' && bcc.length ? JSON.stringify(bcc) : null,
-        locale, JSON.stringify(variables), p.rendered.subject, p.rendered.content, scheduledAt, metadata === null ? null : JSON.stringify(metadata)]);
+        locale, JSON.stringify(variables), p.channel === 'inapp' ? p.rendered.subject || template.id : p.rendered.subject, p.rendered.content,
+        scheduledAt, metadata === null ? null : JSON.stringify(metadata)]);
       ids.push(row.id);
       pending = true;
     }

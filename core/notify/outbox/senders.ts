@@ -4,6 +4,7 @@
 import type { Config } from '../../config.ts';
 import type { Executor } from '../../db/database.ts';
 import { createSender, resolveSender, type Resolved } from '../channels/resolve.ts';
+import { inAppSender } from '../channels/inapp.ts';
 import type { ChannelSender } from '../channels/types.ts';
 
 const RESOLVE_TTL_MS = 1000;
@@ -12,10 +13,13 @@ const MAX_SENDERS = 20;
 export class SenderPool {
   readonly #resolved = new Map<string, { at: number; value: Promise<Resolved> }>();
   readonly #senders = new Map<string, ChannelSender>();
+  #inApp: ChannelSender | null = null;
 
   constructor(private readonly db: Executor, private readonly config: Config, private readonly poolSize: number) {}
 
   async get(channel: string, providerId: number | null): Promise<{ sender: ChannelSender; providerId: number | null }> {
+    // In-app delivery writes rows in this database; its provider only names the channel's contents.
+    if (channel === 'inapp') return { sender: (this.#inApp ??= inAppSender(this.db)), providerId };
     const key = `${channel}:${providerId ?? ''}`;
     let entry = this.#resolved.get(key);
     if (!entry || Date.now() - entry.at > RESOLVE_TTL_MS) {
