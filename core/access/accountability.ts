@@ -15,6 +15,9 @@ export interface Accountability {
   share?: { id: string; collection: string; item: string } | null;
   /** The admin/impersonator behind an impersonation token (POST /auth/impersonate); stamped on activity. */
   impersonatedBy?: string | null;
+  /** The login session the credential belongs to (core/auth/sessions.ts sessionRef): a password change made
+   * by the user themselves keeps this one session. Absent for static tokens and impersonation. */
+  session?: string | null;
   ip: string | null;
   userAgent: string | null;
   origin: string | null;

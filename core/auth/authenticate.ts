@@ -7,15 +7,19 @@
  * Hot path: with a warm cache a JWT request costs one HMAC check and map lookups, no SQL (the user's
  * status and role, and the role/policy resolution, are cached per schema version; see access/resolve.ts).
  * Only session-bound tokens (login mode `session`) query svc_sessions, so logging out takes effect at once;
- * refresh tokens are looked up only after the static-token lookup missed. */
+ * refresh tokens are looked up only after the static-token lookup missed. Other user tokens signed before
+ * the user's credentials or rights last changed are refused (core/auth/token-cutoff.ts: a map lookup). */
 import { InvalidTokenError, TokenRevokedError } from '../errors.ts';
 import type { Accountability } from '../access/accountability.ts';
 import { buildAccountability, type Principal } from '../access/resolve.ts';
 import type { Services } from '../services.ts';
 import { impersonationStopped } from '../access/impersonation.ts';
 import { wasRevoked } from './revoked.ts';
-import { liveSession, sessionIsLive, shareSessionIsLive } from './sessions.ts';
-import { isServiceJwt, isVerifiedBefore, verifyAccessToken, type AccessTokenPayload } from './tokens.ts';
+import { liveSession, sessionIsLive, sessionRef, shareSessionIsLive } from './sessions.ts';
+import { tokenCutoff } from './token-cutoff.ts';
+import {
+  accessTokenIssuedAt, isServiceJwt, isVerifiedBefore, verifyAccessToken, type AccessTokenPayload,
+} from './tokens.ts';
 
 export interface RequestMeta { ip: string | null; userAgent: string | null; origin: string | null }
 
@@ -34,28 +38,38 @@ export async function authenticate(services: Services, token: string | null, met
   }
   // The role is the user's current one (not the token's claim), so a demotion applies before the token expires.
   const accountability = buildAccountability(await services.access.resolve(version, user.role, user.id), user.id, meta);
-  return 'impersonatedBy' in user ? { ...accountability, impersonatedBy: user.impersonatedBy } : accountability;
+  if (user.impersonatedBy !== undefined) return { ...accountability, impersonatedBy: user.impersonatedBy };
+  return user.session !== undefined ? { ...accountability, session: user.session } : accountability;
 }
 
 interface ShareSubject { role: string | null; share: { id: string; collection: string; item: string } }
 
+/** A user with how the credential relates to them: the impersonator behind it, or the login session. */
+type UserSubject = Principal & { impersonatedBy?: string; session?: string };
+
 const SESSION_TOKEN = /^[A-Za-z0-9_-]{64}$/;
 
-async function principalOf(services: Services, version: string, token: string): Promise<Principal | (Principal & { impersonatedBy: string }) | ShareSubject> {
+async function principalOf(services: Services, version: string, token: string): Promise<UserSubject | ShareSubject> {
   if (isVerifiedBefore(token, services.config.secret) || isServiceJwt(token)) {
     const payload = await verifyAccessToken(token, services.config.secret);
     if (payload.share) return shareSubject(services, payload);
     // Tokens without a share always carry an id (verifyAccessToken checks it).
     const user = await services.access.user(version, payload.id!);
     if (!user || user.status !== 'active') throw new InvalidTokenError();
-    if (payload.session !== undefined && !(await sessionIsLive(services.database.db, payload.session, user.id))) {
-      throw new TokenRevokedError();
+    if (payload.session !== undefined) {
+      // Bound to its session row, which a revocation deletes: no cut-off needed.
+      if (!(await sessionIsLive(services.database.db, payload.session, user.id))) throw new TokenRevokedError();
+    } else {
+      const cutoff = await tokenCutoff(services.store, version, user.id);
+      if (cutoff && (payload.sid === undefined || payload.sid !== cutoff.keep)
+        && await accessTokenIssuedAt(token, services.config.secret) < cutoff.after) throw new TokenRevokedError();
     }
     if (payload.impersonated_by !== undefined) {
       if (await impersonationStopped(services.store, token)) throw new TokenRevokedError();
       return { ...user, impersonatedBy: payload.impersonated_by };
     }
-    return user;
+    const session = payload.session !== undefined ? sessionRef(payload.session) : payload.sid;
+    return session !== undefined ? { ...user, session } : user;
   }
   const user = await services.access.userByToken(version, token);
   if (user) return user;
@@ -64,7 +78,7 @@ async function principalOf(services: Services, version: string, token: string): 
     const session = await liveSession(services.database.db, token);
     if (session?.user) {
       const owner = await services.access.user(version, session.user);
-      if (owner && owner.status === 'active') return owner;
+      if (owner && owner.status === 'active') return { ...owner, session: sessionRef(token) };
     } else if (session?.share && session.share_collection !== null && session.share_item !== null) {
       return { role: session.share_role, share: { id: session.share, collection: session.share_collection, item: session.share_item } };
     }

@@ -1,6 +1,7 @@
 /** Signs the access token of a login, refresh or share login from what was resolved for the subject. */
 import type { Config } from '../config.ts';
 import type { ResolvedAccess } from '../access/resolve.ts';
+import { sessionRef } from './sessions.ts';
 import { signAccessToken, type ShareScope } from './tokens.ts';
 
 export interface TokenSubject {
@@ -28,7 +29,8 @@ export async function issueTokens(config: Config, subject: TokenSubject, refresh
     role: subject.access.role,
     app_access: share ? false : subject.access.app,
     admin_access: share ? false : subject.access.admin,
-    ...(bindSession ? { session: refreshToken } : {}),
+    // A user's token names its session: bound to it (mode session) or by reference (core/auth/user-revocation.ts).
+    ...(bindSession ? { session: refreshToken } : subject.user !== null ? { sid: sessionRef(refreshToken) } : {}),
     ...(share ? { share: share.id, share_scope: { collection: share.collection, item: share.item } } : {}),
   }, config.secret, ttlMs);
   return { accessToken, refreshToken, expires: ttlMs };

@@ -1,5 +1,5 @@
 /** Refresh/session tokens: a random 64-character token per login, stored in svc_sessions. */
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { run, type Executor } from '../db/database.ts';
 
 /** 48 random bytes as base64url: 64 characters of [A-Za-z0-9_-], like Directus' nanoid(64). */
@@ -79,6 +79,42 @@ export async function rotateSession(trx: Executor, token: string, meta: Omit<New
     values ($1, $2, $3, $4, $5, $6, $7)`,
   [next, row.user, row.share, new Date(Date.now() + meta.ttlMs), clip(meta.ip, 255), meta.userAgent, clip(meta.origin, 255)]);
   return next;
+}
+
+/** A short one-way reference to a session token, carried by access tokens as `sid`: names the session an
+ * access token was issued with without putting the refresh token itself into it. */
+export function sessionRef(token: string): string {
+  return createHash('sha256').update(token).digest('base64url').slice(0, 22);
+}
+
+/** Deletes a session with every token of its rotation chain (its predecessors still in their grace period
+ * and its successors), so none of them can be refreshed after a logout. Returns the deleted rows. */
+export async function deleteSessionFamily(ex: Executor, token: string): Promise<{ token: string; user: string | null; share: string | null; expires: Date }[]> {
+  return run(ex, `
+    with recursive later(token, next_token) as (
+      select token, next_token from svc_sessions where token = $1
+      union select s.token, s.next_token from svc_sessions s join later l on s.token = l.next_token
+    ), earlier(token) as (
+      select token from svc_sessions where token = $1
+      union select s.token from svc_sessions s join earlier e on s.next_token = e.token
+    )
+    delete from svc_sessions where token in (select token from later union select token from earlier)
+    returning token, "user", share, expires`, [token]);
+}
+
+/** Deletes every session of the users except the one `keep` refers to (sessionRef) and its successors (a
+ * client that refreshed while the request was under way); returns the deleted rows. */
+export async function deleteUserSessions(ex: Executor, users: readonly string[], keep: string | null): Promise<{ token: string; expires: Date }[]> {
+  if (users.length === 0) return [];
+  const rows = await run<{ token: string; next_token: string | null; expires: Date }>(ex,
+    'select token, next_token, expires from svc_sessions where "user" = any($1::uuid[]) for update', [users]);
+  const kept = new Set<string>();
+  const byToken = new Map(rows.map((r) => [r.token, r]));
+  for (let row = keep === null ? undefined : rows.find((r) => sessionRef(r.token) === keep); row && !kept.has(row.token);
+    row = row.next_token ? byToken.get(row.next_token) : undefined) kept.add(row.token);
+  const doomed = rows.filter((r) => !kept.has(r.token));
+  if (doomed.length > 0) await run(ex, 'delete from svc_sessions where token = any($1::text[])', [doomed.map((r) => r.token)]);
+  return doomed.map(({ token, expires }) => ({ token, expires }));
 }
 
 /** Deletes a session; returns its user/share and expiry, or null when there was none. */

@@ -21,14 +21,19 @@ export interface AccessTokenPayload {
   share_scope?: ShareScope;
   /** Impersonation tokens (POST /auth/impersonate): the user acting as `id`. */
   impersonated_by?: string;
+  /** Login tokens of modes json/cookie: sessionRef() of the refresh token issued with it, so a password change
+   * can keep the caller's own session (core/auth/user-revocation.ts). */
+  sid?: string;
 }
+
+interface VerifiedToken { payload: AccessTokenPayload; expMs: number; issuedMs: number }
 
 interface SecretState {
   /** The imported HMAC key: importing it per call doubles the cost of a verification. */
   key: Promise<CryptoKey>;
-  /** Tokens already verified with this secret -> payload and expiry (ms). Keyed by the whole token, signature
+  /** Tokens already verified with this secret -> payload, expiry and signing time (ms). Keyed by the whole token, signature
    * included, so only byte-identical copies of a verified token hit; expiry is still checked on each hit. */
-  verified: Map<string, { payload: AccessTokenPayload; expMs: number }>;
+  verified: Map<string, VerifiedToken>;
 }
 
 const MAX_VERIFIED = 10_000;
@@ -47,7 +52,10 @@ function stateOf(secret: string): SecretState {
 
 export async function signAccessToken(payload: AccessTokenPayload, secret: string, ttlMs: number): Promise<string> {
   // Share tokens carry no id claim (as Directus').
-  const { id, ...claims } = payload;
+  const { id, ...rest } = payload;
+  // `iat` counts whole seconds, too coarse to tell a token signed just before a revocation from one signed
+  // just after (core/auth/token-cutoff.ts).
+  const claims = { ...rest, iat_ms: Date.now() };
   return new SignJWT(id === null ? claims : { id, ...claims })
     .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
     .setIssuer(TOKEN_ISSUER)
@@ -91,6 +99,14 @@ export async function verifyAccessToken(token: string, secret: string): Promise<
   return verified.payload;
 }
 
+/** When a valid token was signed (ms): its `iat_ms` claim, else the start of its `iat` second. */
+export async function accessTokenIssuedAt(token: string, secret: string): Promise<number> {
+  await verifyAccessToken(token, secret);
+  const hit = stateOf(secret).verified.get(token);
+  // Evicted between the two calls only when the cache was just cleared: verify again.
+  return (hit ?? await verifyWithJose(token, await stateOf(secret).key)).issuedMs;
+}
+
 /** The session claim of a valid token of ours (refresh/logout in session mode read the session from the
  * session cookie's token), or null. An expired cookie never gets here: authentication refuses it first. */
 export async function sessionClaim(token: string, secret: string): Promise<string | null> {
@@ -108,7 +124,7 @@ function shareScopeOf(raw: unknown): ShareScope | null {
   return typeof collection === 'string' && typeof item === 'string' ? Object.freeze({ collection, item }) : null;
 }
 
-async function verifyWithJose(token: string, key: CryptoKey): Promise<{ payload: AccessTokenPayload; expMs: number }> {
+async function verifyWithJose(token: string, key: CryptoKey): Promise<VerifiedToken> {
   let payload: Record<string, unknown>;
   try {
     ({ payload } = await jwtVerify(token, key, { issuer: TOKEN_ISSUER, algorithms: ['HS256'], requiredClaims: ['exp'] }));
@@ -116,13 +132,14 @@ async function verifyWithJose(token: string, key: CryptoKey): Promise<{ payload:
     if (err instanceof joseErrors.JWTExpired) throw new TokenExpiredError();
     throw new InvalidTokenError();
   }
-  const { id, role, session, share, impersonated_by: impersonatedBy } = payload;
+  const { id, role, session, share, impersonated_by: impersonatedBy, sid } = payload;
   const scope = shareScopeOf(payload.share_scope);
   const shareToken = share !== undefined;
   if ((shareToken ? typeof share !== 'string' || !scope || id !== undefined : typeof id !== 'string')
     || (role !== null && role !== undefined && typeof role !== 'string')
     || (session !== undefined && typeof session !== 'string')
-    || (impersonatedBy !== undefined && (typeof impersonatedBy !== 'string' || shareToken))) {
+    || (impersonatedBy !== undefined && (typeof impersonatedBy !== 'string' || shareToken))
+    || (sid !== undefined && typeof sid !== 'string')) {
     throw new InvalidTokenError();
   }
   return {
@@ -135,7 +152,10 @@ async function verifyWithJose(token: string, key: CryptoKey): Promise<{ payload:
       ...(session !== undefined ? { session: session as string } : {}),
       ...(shareToken ? { share: share as string, share_scope: scope! } : {}),
       ...(impersonatedBy !== undefined ? { impersonated_by: impersonatedBy as string } : {}),
+      ...(sid !== undefined ? { sid: sid as string } : {}),
     }),
     expMs: (payload.exp as number) * 1000,
+    // Tokens without iat_ms count from the start of their second (the earliest they can have been signed).
+    issuedMs: typeof payload.iat_ms === 'number' ? payload.iat_ms : typeof payload.iat === 'number' ? payload.iat * 1000 : 0,
   };
 }

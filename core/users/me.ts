@@ -9,6 +9,8 @@ import { loadPasswordPolicy } from '../auth/password-policy.ts';
 import { verifyOtp } from '../auth/otp.ts';
 import { verifyPassword } from '../auth/passwords.ts';
 import { updateItem } from '../items/write/index.ts';
+import { publishRevocation, revokeSessions } from '../auth/user-revocation.ts';
+import { guardCredentialWrite } from '../access/credential-guard.ts';
 import type { Services } from '../services.ts';
 import { asPayload, checkFields, checkUniqueEmails, SELF_EDITABLE, type UserPayload } from './payload.ts';
 
@@ -44,6 +46,8 @@ export async function updateMe(services: Services, ctx: ServiceContext, body: un
   const user = await ownCredentials(ctx);
   const payload: UserPayload = {};
   for (const field of SELF_EDITABLE) if (raw[field] !== undefined) payload[field] = raw[field];
+  // Before the password proof: an impersonator gets 403 without a guess being counted against the user.
+  guardCredentialWrite(ctx.accountability, 'svc_users', 'update', payload);
 
   if (payload.password !== undefined) {
     if (typeof payload.password !== 'string' || payload.password === '') throw new InvalidPayloadError('"password" must be a non-empty string');
@@ -55,10 +59,13 @@ export async function updateMe(services: Services, ctx: ServiceContext, body: un
   if (Object.keys(payload).length === 0) return user.id;
 
   const self = { ...ctx, accountability: { ...ctx.accountability, admin: true } };
-  await inTransaction(ctx.db, async (trx) => {
+  const revocation = await inTransaction(ctx.db, async (trx) => {
     if (typeof payload.email === 'string') await checkUniqueEmails(trx, [payload.email], [user.id]);
     await updateItem({ ...self, db: trx }, 'svc_users', user.id, payload);
+    // A new password ends the user's other sessions; the one making the change continues.
+    return payload.password !== undefined ? revokeSessions(trx, [user.id], ctx.accountability.session ?? null) : null;
   });
+  await publishRevocation(services, revocation);
   await services.schema.invalidate();
   return user.id;
 }

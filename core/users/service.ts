@@ -13,6 +13,8 @@ import { cascade } from '../access/system-records.ts';
 import type { Query } from '../query/types.ts';
 import type { Services } from '../services.ts';
 import { adminPasswordRule, asPayload, checkFields, checkUniqueEmails, emailsOf, type UserPayload } from './payload.ts';
+import { changedUsers, sessionFieldState, touchesSessionFields } from './session-fields.ts';
+import { publishRevocation, revokeSessions } from '../auth/user-revocation.ts';
 import { isUuid } from '../uuid.ts';
 
 const USERS = 'svc_users';
@@ -37,19 +39,35 @@ async function adminCount(db: Executor): Promise<number> {
   return Number(row.n);
 }
 
-/** Runs a write in one transaction; 422 when it leaves no active administrator (as Directus). Access caches
- * hold users by id and token, so every user write bumps the schema version after commit. */
-async function write<T>(services: Services, ctx: ServiceContext, guardAdmins: boolean, fn: (ctx: ServiceContext) => Promise<T>): Promise<T> {
-  const result = await inTransaction(ctx.db, async (trx) => {
+/** The users a write may change in a way that ends their sessions (read in its transaction), or null. */
+type Watched = ((ctx: ServiceContext) => Promise<string[]>) | null;
+
+/** Runs a write in one transaction; 422 when it leaves no active administrator (as Directus). Users of
+ * `watched` whose password, status, role or two-factor changed lose their other sessions and older access
+ * tokens (core/auth/user-revocation.ts; the caller's own session survives a change to themselves). Access
+ * caches hold users by id and token, so every user write bumps the schema version after commit. */
+async function write<T>(services: Services, ctx: ServiceContext, guardAdmins: boolean, fn: (ctx: ServiceContext) => Promise<T>, watched: Watched = null): Promise<T> {
+  const [result, revocation] = await inTransaction(ctx.db, async (trx) => {
+    const w = { ...ctx, db: trx };
     const before = guardAdmins ? await adminCount(trx) : 0;
-    const out = await fn({ ...ctx, db: trx });
+    const ids = watched ? await watched(w) : [];
+    const state = await sessionFieldState(trx, ids);
+    const out = await fn(w);
     if (guardAdmins && before > 0 && await adminCount(trx) === 0) {
       throw new UnprocessableContentError("You can't remove the last admin user from the admin role.");
     }
-    return out;
+    const changed = changedUsers(state, await sessionFieldState(trx, ids));
+    return [out, changed.length > 0 ? await revokeSessions(trx, changed, ctx.accountability.session ?? null) : null] as const;
   });
+  await publishRevocation(services, revocation);
   await services.schema.invalidate();
   return result;
+}
+
+/** Watches `ids` when a payload touches a field that ends sessions. */
+function watch(payloads: UserPayload[], ids: (ctx: ServiceContext) => unknown[] | Promise<unknown[]>): Watched {
+  if (!payloads.some(touchesSessionFields)) return null;
+  return async (w) => (await ids(w)).map(String);
 }
 
 function touchesAdminRights(payload: UserPayload): boolean {
@@ -76,7 +94,7 @@ export async function updateUser(services: Services, ctx: ServiceContext, key: s
   return write(services, ctx, touchesAdminRights(payload), async (w) => {
     await checkUniqueEmails(w.db, emailsOf([payload]), [id]);
     return updateItem(w, USERS, id, payload);
-  });
+  }, watch([payload], () => [id]));
 }
 
 /** PATCH /users with `{keys, data}`: the same data on every key. */
@@ -88,7 +106,7 @@ export async function updateUsers(services: Services, ctx: ServiceContext, keys:
   return write(services, ctx, touchesAdminRights(payload), async (w) => {
     await checkUniqueEmails(w.db, ids.flatMap(() => emailsOf([payload])), ids);
     return updateItems(w, USERS, ids, payload);
-  });
+  }, watch([payload], () => ids));
 }
 
 /** PATCH /users with `{query, data}`. */
@@ -102,7 +120,7 @@ export async function updateUsersByQuery(services: Services, ctx: ServiceContext
       await checkUniqueEmails(w.db, ids.map(() => payload.email as string), ids);
     }
     return updateByQuery(w, USERS, query, payload);
-  });
+  }, watch([payload], (w) => selectKeys(w, USERS, query)));
 }
 
 /** PATCH /users with an array of objects, each with its id. */
@@ -116,7 +134,7 @@ export async function updateUserBatch(services: Services, ctx: ServiceContext, i
   return write(services, ctx, payloads.some(touchesAdminRights), async (w) => {
     await checkUniqueEmails(w.db, emailsOf(payloads), ids as string[]);
     return updateBatch(w, USERS, payloads);
-  });
+  }, watch(payloads, () => ids));
 }
 
 /** Columns that reference svc_users without an ON DELETE action: cleared first, so deleting a user never

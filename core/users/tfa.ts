@@ -9,6 +9,8 @@ import type { ServiceContext } from '../context.ts';
 import { run } from '../db/database.ts';
 import { ForbiddenError, InvalidOtpError, InvalidPayloadError } from '../errors.ts';
 import { verifyOtp } from '../auth/otp.ts';
+import { revokeUserAccess } from '../auth/user-revocation.ts';
+import { refuseUnderImpersonation } from '../access/credential-guard.ts';
 import type { Services } from '../services.ts';
 import { ownCredentials, proveOwnership } from './me.ts';
 import { isUuid } from '../uuid.ts';
@@ -20,6 +22,7 @@ export interface TfaSetup { secret: string; otpauth_url: string }
 
 /** Checks the caller may set up two-factor (none yet, proof of the password) and makes a secret for them. */
 async function newSecret(ctx: ServiceContext, body: Record<string, unknown>): Promise<{ userId: string } & TfaSetup> {
+  refuseUnderImpersonation(ctx.accountability);
   const user = await ownCredentials(ctx);
   if (user.tfa_secret) throw new InvalidPayloadError('TFA Secret is already set for this user');
   await proveOwnership(user, body.password, null, false);
@@ -47,6 +50,7 @@ export async function enableTfa(ctx: ServiceContext, body: Record<string, unknow
 }
 
 export async function confirmTfa(services: Services, ctx: ServiceContext, body: Record<string, unknown>): Promise<void> {
+  refuseUnderImpersonation(ctx.accountability);
   const user = await ownCredentials(ctx);
   if (user.tfa_secret) throw new InvalidPayloadError('TFA Secret is already set for this user');
   if (body.secret !== undefined && typeof body.secret !== 'string') throw new InvalidPayloadError('"secret" must be a string');
@@ -57,7 +61,9 @@ export async function confirmTfa(services: Services, ctx: ServiceContext, body: 
   await services.store.del(pendingKey(user.id));
 }
 
-export async function disableOwnTfa(ctx: ServiceContext, body: Record<string, unknown>): Promise<void> {
+/** Ends the user's other sessions: they were opened with the second factor that is now gone. */
+export async function disableOwnTfa(services: Services, ctx: ServiceContext, body: Record<string, unknown>): Promise<void> {
+  refuseUnderImpersonation(ctx.accountability);
   const user = await ownCredentials(ctx);
   if (!user.tfa_secret) throw new InvalidPayloadError("TFA isn't enabled for this user");
   if (typeof body.otp !== 'string' || body.otp === '') throw new InvalidOtpError('"otp" is required');
@@ -65,12 +71,16 @@ export async function disableOwnTfa(ctx: ServiceContext, body: Record<string, un
   const [enforced] = await run(ctx.db, 'select 1 from svc_users u join svc_roles r on r.id = u.role where u.id = $1 and r.enforce_tfa', [user.id]);
   if (enforced) throw new InvalidPayloadError('Two-factor authentication is enforced by the role and cannot be disabled.');
   await run(ctx.db, 'update svc_users set tfa_secret = null, tfa_enabled = false where id = $1', [user.id]);
+  await revokeUserAccess(services, ctx.db, [user.id], ctx.accountability.session ?? null);
 }
 
-/** POST /users/{id}/tfa/disable: admins reset a user's two-factor without a code. */
-export async function disableTfaOf(ctx: ServiceContext, id: string): Promise<void> {
+/** POST /users/{id}/tfa/disable: admins reset a user's two-factor without a code. The user's sessions end
+ * (an admin resetting their own keeps the session making the request). */
+export async function disableTfaOf(services: Services, ctx: ServiceContext, id: string): Promise<void> {
   if (!ctx.accountability.admin) throw new ForbiddenError();
+  refuseUnderImpersonation(ctx.accountability);
   if (!isUuid(id)) throw new ForbiddenError();
-  const rows = await run(ctx.db, 'update svc_users set tfa_secret = null, tfa_enabled = false where id = $1 returning id', [id]);
+  const rows = await run<{ id: string }>(ctx.db, 'update svc_users set tfa_secret = null, tfa_enabled = false where id = $1 returning id', [id]);
   if (rows.length === 0) throw new ForbiddenError();
+  await revokeUserAccess(services, ctx.db, [rows[0].id], ctx.accountability.session ?? null);
 }

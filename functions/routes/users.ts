@@ -70,7 +70,7 @@ export function mountUserRoutes(app: Hono<AppEnv>): void {
   });
 
   app.post('/users/me/tfa/disable', async (c) => {
-    await disableOwnTfa(await serviceContext(c), await readJsonObject(c));
+    await disableOwnTfa(c.get('services'), await serviceContext(c), await readJsonObject(c));
     return c.body(null, 204);
   });
 
@@ -125,7 +125,7 @@ export function mountUserRoutes(app: Hono<AppEnv>): void {
   });
 
   app.post('/users/:id/tfa/disable', async (c) => {
-    await disableTfaOf(await serviceContext(c), c.req.param('id'));
+    await disableTfaOf(c.get('services'), await serviceContext(c), c.req.param('id'));
     return c.body(null, 204);
   });
 

@@ -10,6 +10,7 @@ import { checkFieldAccess, isPlainObject, preparePayload, type PreparedPayload }
 import { applyPresets } from './presets.ts';
 import { stampPayload } from './specials.ts';
 import { validatePayload } from '../../access/validation.ts';
+import { guardCredentialWrite } from '../../access/credential-guard.ts';
 import { keyFromRow, returning, type WrittenRow } from './sql.ts';
 import type { Payload, PrimaryKey, ValidationContext, WriteContext } from './types.ts';
 
@@ -19,6 +20,7 @@ export async function validateCreate(v: ValidationContext, collection: Collectio
   const name = collection.collection;
   const permission = permit(v, name, 'create');
   checkFieldAccess(name, payload, permission.fields);
+  guardCredentialWrite(v.accountability, name, 'create', payload);
   const data = permission.presets ? applyPresets(permission.presets, payload, v.accountability) : payload;
   validatePayload(permission.validation, data, v.accountability);
   return preparePayload(v.schema, collection, stampPayload(collection, 'create', data, v.accountability), 'create', null);

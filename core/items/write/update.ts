@@ -9,6 +9,7 @@ import { checkFieldAccess, isPlainObject, preparePayload, type PreparedPayload }
 import { keyFromRow, returning, snapshotSql, type WrittenRow } from './sql.ts';
 import { stampPayload } from './specials.ts';
 import { validatePayload } from '../../access/validation.ts';
+import { guardCredentialWrite } from '../../access/credential-guard.ts';
 import type { Payload, PrimaryKey, ValidationContext, WriteContext } from './types.ts';
 
 /** Permission (action, fields, validation) and payload checks of an update of `keys`; no database work. */
@@ -17,6 +18,7 @@ export async function validateUpdate(v: ValidationContext, collection: Collectio
   const name = collection.collection;
   const permission = permit(v, name, 'update');
   checkFieldAccess(name, payload, permission.fields);
+  guardCredentialWrite(v.accountability, name, 'update', payload);
   validatePayload(permission.validation, payload, v.accountability);
   return preparePayload(v.schema, collection, stampPayload(collection, 'update', payload, v.accountability), 'update', keys);
 }
