@@ -1,6 +1,7 @@
 /** GraphQL names: collections and fields whose names are not valid GraphQL names (`^[_A-Za-z][_0-9A-Za-z]*$`,
  * not starting with `__`) are left out of the generated schemas. */
 import { FUNCTION_TYPE_NAMES } from './functions.ts';
+import { SCALAR_ALIAS_NAMES } from './scalar-aliases.ts';
 
 const NAME = /^[_A-Za-z][_0-9A-Za-z]*$/;
 
@@ -12,7 +13,7 @@ export function isGraphqlName(name: string): boolean {
 export const RESERVED_TYPE_NAMES: ReadonlySet<string> = new Set([
   'String', 'Int', 'Float', 'Boolean', 'ID', 'JSON', 'StringOrFloat', 'Query', 'Mutation', 'Subscription',
   'delete_one', 'delete_many', 'string_filter_operators', 'number_filter_operators', 'date_filter_operators',
-  'boolean_filter_operators', 'id_filter_operators', ...FUNCTION_TYPE_NAMES,
+  'boolean_filter_operators', 'id_filter_operators', ...FUNCTION_TYPE_NAMES, ...SCALAR_ALIAS_NAMES,
 ]);
 
 /** Every type name a collection's part of the schema uses. */

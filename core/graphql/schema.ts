@@ -14,6 +14,7 @@ import { FilterTypes } from './filters.ts';
 import { funcName, functionField } from './functions.ts';
 import { InputTypes } from './inputs.ts';
 import * as r from './resolvers.ts';
+import { SCALAR_ALIASES } from './scalar-aliases.ts';
 
 type Fields = GraphQLFieldConfigMap<unknown, GraphqlContext>;
 
@@ -106,6 +107,8 @@ export function buildGraphqlSchema(scope: SchemaScope): GraphQLSchema {
   return new GraphQLSchema({
     query: new GraphQLObjectType({ name: 'Query', fields: query }),
     mutation: Object.keys(mutation).length ? new GraphQLObjectType({ name: 'Mutation', fields: mutation }) : undefined,
+    // Directus' scalar names, so that operations written for Directus may declare their variables with them.
+    types: [...SCALAR_ALIASES],
   });
 }
 

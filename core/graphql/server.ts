@@ -9,7 +9,7 @@
  * yoga's JSON result processor would. Everything else (GET, other media types, bad parameters, batches)
  * goes through yoga whole. */
 import { EnvelopArmorPlugin } from '@escape.tech/graphql-armor';
-import { execute, NoSchemaIntrospectionCustomRule, type ExecutionResult } from 'graphql/index.js';
+import { execute, NoSchemaIntrospectionCustomRule, specifiedRules, type ExecutionResult } from 'graphql/index.js';
 import { createYoga, type Plugin, type YogaServerInstance } from 'graphql-yoga';
 import type { Config } from '../config.ts';
 import type { ServiceContext } from '../context.ts';
@@ -18,15 +18,18 @@ import { graphqlSchemaFor } from './cache.ts';
 import type { GraphqlContext } from './context.ts';
 import { costLimitRule } from './cost.ts';
 import { normalizeResult } from './errors.ts';
+import { withScalarAliases } from './scalar-aliases.ts';
 
 export type GraphqlServer = YogaServerInstance<GraphqlContext, Record<string, never>>;
 
 function rulesPlugin(config: Config): Plugin {
   const cost = costLimitRule(config.graphql.maxCost);
   return {
-    onValidate({ addValidationRule }) {
+    onValidate({ addValidationRule, validateFn, setValidationFn }) {
       addValidationRule(cost);
       if (!config.graphql.introspection) addValidationRule(NoSchemaIntrospectionCustomRule);
+      // Variables declared with Directus' scalar names (core/graphql/scalar-aliases.ts).
+      setValidationFn((schema, document, rules, ...rest) => validateFn(schema, document, withScalarAliases(rules ?? specifiedRules), ...rest));
     },
   };
 }
