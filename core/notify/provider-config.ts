@@ -33,7 +33,8 @@ export function validateProviderConfig(channel: Channel, type: EmailType | null,
   };
   if (channel === 'chat') {
     rejectUnknown(c, ['url', 'token'], P);
-    return out({ url: httpUrl(`${P}url`, c.url, true), token: optionalString(`${P}token`, c.token, 4096) });
+    // The url may be left out: the provider then posts to the notify settings' chat_url (checked at send time).
+    return out({ url: httpUrl(`${P}url`, c.url, false), token: optionalString(`${P}token`, c.token, 4096) });
   }
   if (channel === 'inapp') {
     rejectUnknown(c, [], P);

@@ -86,7 +86,7 @@ describe('create and validation', () => {
       [smtp({ type: 'gateway_mail', config: { base_url: 'ftp://x', api_key: 'k', from: 'a@b.co' } }), 'config.base_url'],
       [smtp({ type: 'gateway_mail', config: { base_url: 'https://gw.example.com', from: 'a@b.co' } }), 'config.api_key'],
       [smtp({ type: 'sendmail', config: { path: 5, from: 'a@b.co' } }), 'config.path'],
-      [{ name: 'c', channel: 'chat', config: { token: 't' } }, 'config.url'],
+      [{ name: 'c', channel: 'chat', config: { url: 'ftp://chat.example.com', token: 't' } }, 'config.url'],
       [{ name: 'i', channel: 'inapp', config: { x: 1 } }, 'config.x'],
       [smtp({ is_primary: 'yes' }), 'is_primary'],
       [smtp({ extra: 1 }), 'extra'],

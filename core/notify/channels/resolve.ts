@@ -1,7 +1,7 @@
 /** Which provider sends a log (SPEC.md > Notification module): the log's provider when it is still enabled, else the
  * channel's enabled primary, else the module settings (svc_notify_settings: email_transport, smtp_ and cloud_mail_ fields,
- * chat_url/chat_token), else the EMAIL_* configuration (email only). The result is a plain spec; `createSender`
- * turns it into a sender. */
+ * chat_url/chat_token), else the EMAIL_* configuration (email only). A chat provider without a url of its own posts
+ * to the settings' chat_url. The result is a plain spec; `createSender` turns it into a sender. */
 import type { Config } from '../../config.ts';
 import type { Executor } from '../../db/database.ts';
 import { loadProvider, primaryProvider, type NotifyProvider } from '../providers-store.ts';
@@ -30,9 +30,13 @@ function fromOf(p: NotifyProvider, settings: SendSettings | null, config: Config
 export function specOfProvider(p: NotifyProvider, settings: SendSettings | null, config: Config): SenderSpec {
   const c = p.config;
   if (p.channel === 'chat') {
-    const url = s(c.url);
-    if (!url) throw new ProviderError(`Chat provider "${p.name}" has no url`);
-    return { kind: 'chat', url, token: s(c.token) };
+    const own = s(c.url);
+    if (own) return { kind: 'chat', url: own, token: s(c.token) };
+    // No url of its own: the settings' chat_url, with the provider's token or else the settings' one (which thus
+    // only ever goes to the settings' own url).
+    const url = settings?.chat_url ?? null;
+    if (!url) throw new ProviderError(`Chat provider "${p.name}" has no url, and the notify settings have no chat_url`);
+    return { kind: 'chat', url, token: s(c.token) ?? settings?.chat_token ?? null };
   }
   if (p.channel !== 'email') throw new ProviderError(`Provider "${p.name}" (${p.channel}) does not send messages`);
   switch (p.type) {
