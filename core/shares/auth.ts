@@ -39,8 +39,9 @@ export async function shareLogin(services: Services, input: ShareLoginInput, met
   const [share] = await run<ShareRow>(database.db, `select id, role, collection, item, password from svc_shares where ${usable}`, [input.share]);
   if (!share) throw new InvalidCredentialsError();
   if (share.password) {
-    if (await shareLockedUntil(services, share.id) !== null) {
-      throw new UserSuspendedError('Share locked after too many failed password attempts. Try again later.');
+    const lockedUntil = await shareLockedUntil(services, share.id);
+    if (lockedUntil !== null) {
+      throw new UserSuspendedError(`Share locked after too many failed password attempts, until ${new Date(lockedUntil).toISOString()}.`);
     }
     if (input.password === null) throw new InvalidCredentialsError();
     if (!(await verifyPassword(share.password, input.password))) {

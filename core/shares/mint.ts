@@ -26,10 +26,6 @@ const TARGET_FIELDS = ['collection', 'item', 'role'] as const;
 
 interface ShareTarget { collection: unknown; item: unknown; role: unknown }
 
-function forbidden(message: string): ForbiddenError {
-  return new ForbiddenError(message);
-}
-
 /** True when an update payload changes what a share exposes. */
 export function touchesTarget(data: unknown): boolean {
   return isPlainObject(data) && TARGET_FIELDS.some((f) => Object.hasOwn(data, f));
@@ -75,7 +71,7 @@ export async function checkShareUpdate(ctx: ServiceContext, changes: { key: unkn
 async function checkTarget(ctx: ServiceContext, permissions: PermissionSet, target: ShareTarget): Promise<void> {
   const { role } = target;
   if (role !== undefined && role !== null && role !== ctx.accountability.role) {
-    throw forbidden('A share may only act as your own role.');
+    throw new ForbiddenError('A share may only act as your own role.');
   }
   if (typeof target.collection !== 'string') {
     throw new InvalidPayloadError('Invalid payload. "collection" must be a string.', { collection: SHARES, field: 'collection' });
@@ -95,10 +91,10 @@ function bothFilters(read: ResolvedPermission, share: ResolvedPermission): Resol
 /** FORBIDDEN unless the item exists and passes the caller's read and share row filters. */
 async function requireShareableItem(ctx: ServiceContext, permissions: PermissionSet, name: string, item: string): Promise<void> {
   const collection = Object.hasOwn(ctx.schema.collections, name) ? ctx.schema.collections[name] : undefined;
-  if (!collection || collection.folder || !collection.primary) throw forbidden(`You may not share items of "${name}".`);
+  if (!collection || collection.folder || !collection.primary) throw new ForbiddenError(`You may not share items of "${name}".`);
   const read = permissions.get(name, 'read');
   const share = permissions.get(name, 'share');
-  if (!read || !share) throw forbidden(`You may not share items of "${name}".`);
+  if (!read || !share) throw new ForbiddenError(`You may not share items of "${name}".`);
   let key: PrimaryKey;
   try {
     key = coerceScalar(collection.fields[collection.primary], item) as PrimaryKey;

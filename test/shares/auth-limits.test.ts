@@ -90,7 +90,11 @@ describe('lockout', () => {
     const locked = await auth(share, 'sesame');
     expect(locked.status).toBe(suspended.status);
     expect(code(locked)).toBe(code(suspended));
-    expect(locked.body.errors[0].message).toMatch(/locked/i);
+    // The message says until when, within the cooldown.
+    const until = /locked .* until (\S+Z)\.$/.exec(locked.body.errors[0].message);
+    expect(until).not.toBeNull();
+    expect(Date.parse(until![1])).toBeGreaterThan(Date.now());
+    expect(Date.parse(until![1])).toBeLessThanOrEqual(Date.now() + 1000);
     // Whatever password: a right guess answers the same while locked.
     expect((await auth(share, 'wrong')).status).toBe(suspended.status);
     expect(await timesUsed(share)).toBe(0);
