@@ -1,13 +1,17 @@
 /** POST /notify/test-send (Admin): sends one message synchronously through the given provider, bypassing logs and
  * templates, and answers whether the provider accepted it. A provider refusing is an answer, not an error:
- * 200 {success: false, message}. */
+ * 200 {success: false, message}. Through an in-app provider the test notice is an inbox notification (from the
+ * caller) for each recipient that is a user (a user id, or a user's email address); none -> success false. */
 import type { ServiceContext } from '../context.ts';
 import { ForbiddenError, InvalidPayloadError } from '../errors.ts';
 import type { Services } from '../services.ts';
+import { run, type Executor } from '../db/database.ts';
 import { createSender, specOfProvider } from './channels/resolve.ts';
+import { insertNotifications } from './inapp.ts';
 import { loadProvider } from './providers-store.ts';
 import { emailList } from './recipients.ts';
 import { readSendSettings } from './send-settings.ts';
+import { isUuid } from '../uuid.ts';
 
 const FIELDS = ['provider_id', 'recipients', 'subject', 'content', 'metadata'];
 
@@ -27,8 +31,8 @@ export async function testSend(services: Services, ctx: ServiceContext, raw: unk
   const db = services.database.db;
   const provider = await loadProvider(db, services.config.secret, id);
   if (!provider) throw new InvalidPayloadError(`Provider ${id} doesn't exist`, { field: 'provider_id' });
-  if (provider.channel === 'inapp') throw new InvalidPayloadError('In-app providers have nothing to send through', { field: 'provider_id' });
-  const recipients = provider.channel === 'email' ? emailList('recipients', body.recipients, true) : chatRecipients(body.recipients);
+  if (provider.channel === 'inapp') return testInApp(db, ctx, stringRecipients(body.recipients), subject, body.content);
+  const recipients = provider.channel === 'email' ? emailList('recipients', body.recipients, true) : stringRecipients(body.recipients);
   const settings = await readSendSettings(db, services.config.secret);
   let sender;
   try {
@@ -46,7 +50,19 @@ export async function testSend(services: Services, ctx: ServiceContext, raw: unk
   }
 }
 
-function chatRecipients(raw: unknown): string[] {
+async function testInApp(db: Executor, ctx: ServiceContext, recipients: string[], subject: string, content: string): Promise<{ success: boolean; message: string }> {
+  const uuid = (r: string): boolean => isUuid(r); // without narrowing: recipients are strings either way
+  const ids = recipients.filter(uuid);
+  const emails = recipients.filter((r) => !uuid(r)).map((r) => r.toLowerCase());
+  const users = await run<{ id: string }>(db, 'select id from svc_users where id = any($1::uuid[]) or lower(email) = any($2::text[])', [ids, emails]);
+  const reached = await insertNotifications(db, {
+    recipients: users.map((u) => u.id), subject: subject || 'Test notification', message: content, sender: ctx.accountability.user ?? null,
+  });
+  if (reached.length === 0) return { success: false, message: 'None of the recipients is a user: in-app notifications go to users.' };
+  return { success: true, message: `Delivered to ${reached.length} of ${recipients.length} recipient(s).` };
+}
+
+function stringRecipients(raw: unknown): string[] {
   if (!Array.isArray(raw) || raw.length === 0) throw new InvalidPayloadError('"recipients" is required (a non-empty array)', { field: 'recipients' });
   if (raw.length > 100 || raw.some((r) => typeof r !== 'string' || r.length > 255)) throw new InvalidPayloadError('"recipients" must hold at most 100 strings', { field: 'recipients' });
   return raw as string[];
