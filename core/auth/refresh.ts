@@ -9,7 +9,7 @@ import type { RequestMeta } from './authenticate.ts';
 import { issueTokens, type IssuedTokens } from './issue.ts';
 import type { LoginMode } from './login.ts';
 import { rememberRevoked, wasRevoked } from './revoked.ts';
-import { clip, deleteSession, findSession, rotateSession } from './sessions.ts';
+import { clip, deleteSession, deleteSessionFamily, findSession, rotateSession } from './sessions.ts';
 
 const MODES: readonly LoginMode[] = ['json', 'cookie', 'session'];
 
@@ -63,18 +63,21 @@ export async function refresh(services: Services, input: RefreshInput, meta: Req
   return issueTokens(config, { user: record.user, access, share }, next, input.mode === 'session');
 }
 
-/** Deletes the session and records `logout` in the activity; unknown tokens pass silently (as Directus). */
+/** Deletes the session with its whole rotation chain (a rotated-away token in its grace period would
+ * otherwise still refresh, answering with the logged-out successor) and records `logout` in the activity;
+ * unknown tokens pass silently (as Directus). */
 export async function logout(services: Services, token: string | null, meta: RequestMeta): Promise<void> {
   const { database } = services;
   const refreshToken = requireToken(token);
   const deleted = await inTransaction(database.db, async (trx) => {
-    const row = await deleteSession(trx, refreshToken);
+    const rows = await deleteSessionFamily(trx, refreshToken);
+    const row = rows.find((r) => r.user !== null);
     if (row?.user) {
       await run(trx, `insert into svc_activity (action, "user", ip, user_agent, collection, item, origin)
         values ('logout', $1, $2, $3, 'svc_users', $4, $5)`,
       [row.user, clip(meta.ip, 50), meta.userAgent, row.user, clip(meta.origin, 255)]);
     }
-    return row;
+    return rows;
   });
-  if (deleted) await rememberRevoked(services.store, refreshToken, deleted.expires);
+  await Promise.all(deleted.map((row) => rememberRevoked(services.store, row.token, row.expires)));
 }

@@ -90,6 +90,8 @@ export function sessionRef(token: string): string {
 /** Deletes a session with every token of its rotation chain (its predecessors still in their grace period
  * and its successors), so none of them can be refreshed after a logout. Returns the deleted rows. */
 export async function deleteSessionFamily(ex: Executor, token: string): Promise<{ token: string; user: string | null; share: string | null; expires: Date }[]> {
+  // Waits for a rotation of the token under way (it holds this row lock), so its new successor is seen below.
+  await run(ex, 'select 1 from svc_sessions where token = $1 for update', [token]);
   return run(ex, `
     with recursive later(token, next_token) as (
       select token, next_token from svc_sessions where token = $1
