@@ -15,6 +15,12 @@ export interface Config {
   databaseUrl: string | null;
   dataDir: string;
   dbPoolMax: number;
+  /** DB_STATEMENT_TIMEOUT (5s; 0 = off): the time budget of one statement on a Postgres server (its
+   * `statement_timeout`); a statement over it is cancelled and the request answers 503. */
+  dbStatementTimeoutMs: number;
+  /** DB_LONG_STATEMENT_TIMEOUT (10m; 0 = off; never below DB_STATEMENT_TIMEOUT): the budget of schema changes, index
+   * builds, imports and administrators' exports. Migrations at start have none. */
+  dbLongStatementTimeoutMs: number;
   /** The embedded engine's WASM compiler (PGLITE_WASM_COMPILER): `baseline` (Liftoff only: ~55MB less RSS, queries
    * up to ~30% slower) or `optimizing` (V8 tiers hot functions up to TurboFan). */
   pgliteWasmCompiler: 'baseline' | 'optimizing';
@@ -238,6 +244,13 @@ function emailTransport(value: string): 'smtp' | 'sendmail' {
   return value;
 }
 
+/** 0 turns a budget off; the long budget is off whenever the normal one is, and never shorter than it. */
+function statementTimeouts(env: Env): { dbStatementTimeoutMs: number; dbLongStatementTimeoutMs: number } {
+  const normal = parseDuration(str(env, 'DB_STATEMENT_TIMEOUT', '5s'));
+  const long = parseDuration(str(env, 'DB_LONG_STATEMENT_TIMEOUT', '10m'));
+  return { dbStatementTimeoutMs: normal, dbLongStatementTimeoutMs: normal === 0 || long === 0 ? 0 : Math.max(normal, long) };
+}
+
 const LOG_LEVELS: LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
 export function loadConfig(env: Env = process.env): Config {
@@ -255,6 +268,7 @@ export function loadConfig(env: Env = process.env): Config {
     databaseUrl: opt(env, 'DATABASE_URL'),
     dataDir: str(env, 'DATA_DIR', './data'),
     dbPoolMax: int(env, 'DB_POOL_MAX', 10),
+    ...statementTimeouts(env),
     pgliteWasmCompiler: oneOf(env, 'PGLITE_WASM_COMPILER', ['baseline', 'optimizing'] as const, 'baseline'),
     redisUrl: opt(env, 'REDIS_URL'),
     redisNamespace: str(env, 'REDIS_NAMESPACE', ''),

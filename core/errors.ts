@@ -140,6 +140,11 @@ export function mapDatabaseError(err: unknown): unknown {
       return new InvalidPayloadError(err.code === '22001' ? 'Value is too long.' : err.code === '22003' ? 'Value is out of range.' : 'Invalid value.', ext, reason);
     // Only a `_regex` filter (or a permission rule using one) can make Postgres compile a user's pattern.
     case '2201B': return new InvalidQueryError('Invalid regular expression in a "_regex" filter.', ext, reason);
+    // query_canceled: over the statement budget (DB_STATEMENT_TIMEOUT, core/db/statement-budget.ts) or cancelled by an
+    // operator. 503 rather than 400: the time includes waiting for locks and a busy server, and a write with no query
+    // parameter can meet it as well; the same request may pass later (Retry-After is added with every 503).
+    case '57014': return new ServiceUnavailableError(/statement timeout/.test(reason)
+      ? 'The query took longer than the time budget of a statement and was cancelled.' : 'The query was cancelled.', reason);
     default: return err;
   }
 }

@@ -59,6 +59,7 @@ export async function createServices(config: Config, opts: StartOptions = {}): P
   const metrics = config.metrics.enabled ? (await import('./metrics/http-metrics.ts')).createHttpMetrics(config.metrics) : null;
   const database = opts.database ?? await openDatabase({
     databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolMax: config.dbPoolMax, wasmCompiler: config.pgliteWasmCompiler,
+    statementTimeoutMs: config.dbStatementTimeoutMs,
   });
   if (!opts.skipMigrations) {
     // Loaded only when they run: a Lambda cold start skips them (migrations run at deploy time).

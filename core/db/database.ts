@@ -27,6 +27,9 @@ export interface DatabaseOptions {
   databaseUrl: string | null;
   dataDir?: string;
   poolMax?: number;
+  /** Postgres server only: every connection's `statement_timeout` in ms (DB_STATEMENT_TIMEOUT; 0 or absent = none).
+   * The embedded engine can't interrupt a statement, so it has no such budget (core/db/statement-budget.ts). */
+  statementTimeoutMs?: number;
   /** A PGlite data dir dump (tests clone one migrated template this way). */
   loadDataDir?: Blob | File;
   /** Keep PGlite in memory instead of under dataDir. */
@@ -57,7 +60,7 @@ async function initDataDir(dir: string): Promise<void> {
 
 export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
   if (opts.databaseUrl) {
-    const pool = createPool(opts.databaseUrl, opts.poolMax ?? 10);
+    const pool = createPool(opts.databaseUrl, opts.poolMax ?? 10, opts.statementTimeoutMs ?? 0);
     const db = new Kysely<any>({ dialect: new PgDialect(pool) });
     return { kind: 'pg', db, close: () => db.destroy() };
   }

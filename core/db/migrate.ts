@@ -1,6 +1,7 @@
-import { Migrator, type Migration, type MigrationProvider } from 'kysely';
+import { Migrator, type Kysely, type Migration, type MigrationProvider } from 'kysely';
 import { migrations } from '../../migrations/index.ts';
 import type { Database } from './database.ts';
+import { onSessionWithTimeout } from './statement-budget.ts';
 
 class StaticProvider implements MigrationProvider {
   async getMigrations(): Promise<Record<string, Migration>> {
@@ -8,10 +9,17 @@ class StaticProvider implements MigrationProvider {
   }
 }
 
-/** Brings the svc_ tables to the latest migration; safe to call from several processes at once. */
+/** Brings the svc_ tables to the latest migration; safe to call from several processes at once. On a Postgres
+ * server the migrations run without the statement budget: a migration over a large table, or a process waiting for
+ * another one's migration lock, must not be cut at DB_STATEMENT_TIMEOUT and leave the service unable to start. */
 export async function migrateToLatest(database: Database): Promise<void> {
+  if (database.kind === 'pg') await onSessionWithTimeout(database.db, 0, migrate);
+  else await migrate(database.db);
+}
+
+async function migrate(db: Kysely<any>): Promise<void> {
   const migrator = new Migrator({
-    db: database.db,
+    db,
     provider: new StaticProvider(),
     migrationTableName: 'svc_migrations',
     migrationLockTableName: 'svc_migrations_lock',

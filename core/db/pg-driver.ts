@@ -83,8 +83,14 @@ export class PgDialect implements Dialect {
   createIntrospector(db: Kysely<any>) { return new PostgresIntrospector(db); }
 }
 
-export function createPool(url: string, max: number): pg.Pool {
-  const pool = new pg.Pool({ connectionString: url, max, options: '-c TimeZone=UTC', connectionTimeoutMillis: 5000 });
+export function createPool(url: string, max: number, statementTimeoutMs = 0): pg.Pool {
+  // The statement budget travels in the connection's startup message, like the time zone: the server enforces it on
+  // every statement with no statement of ours per request. Work that needs longer raises it for itself
+  // (core/db/statement-budget.ts).
+  const pool = new pg.Pool({
+    connectionString: url, max, options: '-c TimeZone=UTC', connectionTimeoutMillis: 5000,
+    ...(statementTimeoutMs > 0 ? { statement_timeout: statementTimeoutMs } : {}),
+  });
   // A client losing its server (a terminated backend, a restart, a failover) emits 'error'. The pool listens
   // only while a client is idle; a checked-out client between two statements of a transaction would crash
   // the process with an unhandled 'error' event. Every client gets its own listener for its whole life: the

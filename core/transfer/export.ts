@@ -13,11 +13,12 @@ import type { Kysely } from 'kysely';
 import { stringify } from 'csv-stringify/sync';
 import { loadPermissions } from '../access/permissions.ts';
 import type { ServiceContext } from '../context.ts';
-import { run, type Executor } from '../db/database.ts';
+import { inTransaction, run, type Executor } from '../db/database.ts';
+import { allowLongStatements, hasLongBudget } from '../db/statement-budget.ts';
 import { ForbiddenError, InvalidQueryError } from '../errors.ts';
 import { itemsCollection } from '../items/collection.ts';
 import { planContext } from '../items/read.ts';
-import { compileKeys, compileList } from '../query/compile-select.ts';
+import { compileKeys, compileList, type CompiledRead } from '../query/compile-select.ts';
 import { planRead } from '../query/plan.ts';
 import type { FilterNode, MetaPlan, SelectPlan, SortPlan } from '../query/plan-types.ts';
 import type { Query } from '../query/types.ts';
@@ -80,6 +81,26 @@ async function page(ex: Executor, plan: ExportPlan, selects: FilterNode): Promis
   return row.data;
 }
 
+/** An administrator's export may take DB_LONG_STATEMENT_TIMEOUT per statement (a key walk that finds few matches in a
+ * large table, the sort of a cursor); anyone else's has the ordinary budget. */
+function longBudget(ctx: ServiceContext): boolean {
+  return ctx.accountability.admin && hasLongBudget(ctx.config);
+}
+
+/** The keys of one keyset page and the page itself; with the long budget both in one short transaction (committed
+ * before the page is sent, so nothing is held while the client reads). */
+async function keysetPage(ctx: ServiceContext, plan: ExportPlan, keysSql: CompiledRead, selects: (keys: unknown[]) => FilterNode): Promise<{ keys: unknown[]; text: string | null }> {
+  const read = async (ex: Executor) => {
+    const keys = (await run<{ key: unknown }>(ex, keysSql.sql, keysSql.params)).map((r) => keyValue(r.key));
+    return { keys, text: keys.length ? await page(ex, plan, selects(keys)) : null };
+  };
+  if (!longBudget(ctx)) return read(ctx.db);
+  return inTransaction(ctx.db, async (trx) => {
+    await allowLongStatements(trx, ctx.config);
+    return read(trx);
+  });
+}
+
 async function* keysetPages(ctx: ServiceContext, plan: ExportPlan, batchSize: number, desc: boolean): AsyncGenerator<string> {
   let remaining = plan.select.limit;
   let offset = plan.select.offset;
@@ -89,17 +110,18 @@ async function* keysetPages(ctx: ServiceContext, plan: ExportPlan, batchSize: nu
     const n = remaining === null ? batchSize : Math.min(batchSize, remaining);
     const after: FilterNode | null = first ? null : { kind: 'cmp', field: plan.pk, op: desc ? '_lt' : '_gt', value: last };
     const keysSql = compileKeys({ ...plan.select, filter: after ? and(plan.select.filter, after) : plan.select.filter, limit: n, offset });
-    const keys = (await run<{ key: unknown }>(ctx.db, keysSql.sql, keysSql.params)).map((r) => keyValue(r.key));
-    if (keys.length === 0) return;
     // The page is read by key range (a range scan, cheaper than probing each key) unless a limit must be kept
     // exactly: without a snapshot, a row inserted meanwhile inside the range is read too (once: the next page
     // starts after the range).
-    const lo = desc ? keys[keys.length - 1] : keys[0];
-    const hi = desc ? keys[0] : keys[keys.length - 1];
-    const selects: FilterNode = remaining === null
-      ? { kind: 'cmp', field: plan.pk, op: '_between', value: [lo, hi] }
-      : { kind: 'cmp', field: plan.pk, op: '_in', value: keys };
-    yield await page(ctx.db, plan, selects);
+    const exact = remaining !== null;
+    const { keys, text } = await keysetPage(ctx, plan, keysSql, (keys): FilterNode => {
+      if (exact) return { kind: 'cmp', field: plan.pk, op: '_in', value: keys };
+      const lo = desc ? keys[keys.length - 1] : keys[0];
+      const hi = desc ? keys[0] : keys[keys.length - 1];
+      return { kind: 'cmp', field: plan.pk, op: '_between', value: [lo, hi] };
+    });
+    if (text === null) return;
+    yield text;
     if (keys.length < n) return;
     last = keys[keys.length - 1];
     first = false;
@@ -114,6 +136,7 @@ async function* cursorPages(ctx: ServiceContext, plan: ExportPlan, batchSize: nu
   let done = false;
   try {
     await run(trx, 'set transaction isolation level repeatable read, read only');
+    if (longBudget(ctx)) await allowLongStatements(trx, ctx.config);
     const keysSql = compileKeys(plan.select);
     await run(trx, `declare svc_export_keys no scroll cursor for ${keysSql.sql}`, keysSql.params);
     for (;;) {

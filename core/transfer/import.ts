@@ -9,6 +9,7 @@ import type { Duplex, Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { ServiceContext } from '../context.ts';
 import { inTransaction, run, type Executor } from '../db/database.ts';
+import { allowLongStatements } from '../db/statement-budget.ts';
 import { ErrorList, InvalidPayloadError, mapDatabaseError, ServiceError, UnsupportedMediaTypeError } from '../errors.ts';
 import { createItems } from '../items/write/index.ts';
 import { validation, writableCollection } from '../items/write/context.ts';
@@ -106,6 +107,8 @@ export async function importStream(ctx: ServiceContext, collection: CollectionOv
   reader.once('error', (err) => { readerFailure ??= err; });
   const name = collection.collection;
   return inTransaction(ctx.db, async (trx) => {
+    // Batches of IMPORT_BATCH_SIZE rows, their audit rows and unique checks over a large table: the long budget.
+    await allowLongStatements(trx, ctx.config);
     const tctx: ServiceContext = { ...ctx, db: trx };
     let row = 0;
     let imported = 0;

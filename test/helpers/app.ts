@@ -18,7 +18,8 @@ import { ADMIN_TOKEN, PG_TEMPLATE_DB, PGLITE_TEMPLATE_PATH, testEnv, withDatabas
 export interface TestDatabase {
   /** Connection URL of the private Postgres database, or null for PGlite. */
   url: string | null;
-  open(): Promise<Database>;
+  /** statementTimeoutMs: DB_STATEMENT_TIMEOUT of the app's config (a Postgres server only, as the service does). */
+  open(opts?: { statementTimeoutMs?: number }): Promise<Database>;
   drop(): Promise<void>;
 }
 
@@ -34,7 +35,7 @@ export async function cloneTestDatabase(): Promise<TestDatabase> {
     const url = withDatabase(base, name);
     return {
       url,
-      open: () => openDatabase({ databaseUrl: url, poolMax: 5 }),
+      open: (o = {}) => openDatabase({ databaseUrl: url, poolMax: 5, statementTimeoutMs: o.statementTimeoutMs }),
       async drop() {
         const c = new pg.Client({ connectionString: base });
         await c.connect();
@@ -77,7 +78,7 @@ export async function createTestApp(opts: TestAppOptions = {}): Promise<TestApp 
   const redis: Record<string, string> = process.env.REDIS_URL ? { REDIS_URL: process.env.REDIS_URL, REDIS_NAMESPACE: `test-${randomBytes(6).toString('hex')}` } : {};
   const env = testEnv({ ...redis, ...opts.env });
   const config = loadConfig({ ...env, ...(testDb.url ? { DATABASE_URL: testDb.url } : {}) });
-  const database = await testDb.open();
+  const database = await testDb.open({ statementTimeoutMs: config.dbStatementTimeoutMs });
   const services = await createServices(config, { database, skipMigrations: true, store: opts.store, queue: opts.queue });
   let extensions: ExtensionHost | undefined;
   try {

@@ -4,6 +4,7 @@ import type { Kysely, Transaction } from 'kysely';
 import type { Accountability } from '../../access/accountability.ts';
 import type { Config } from '../../config.ts';
 import { inTransaction, run } from '../../db/database.ts';
+import { allowLongStatements, withLongStatements } from '../../db/statement-budget.ts';
 import { ForbiddenError, InvalidPayloadError, mapDatabaseError, ServiceError } from '../../errors.ts';
 import type { SchemaCache } from '../cache.ts';
 import { loadSchemaOverview } from '../load.ts';
@@ -35,14 +36,19 @@ export async function withSchemaChange<T>(ctx: SchemaServiceContext, fn: (scope:
   requireAdmin(ctx);
   const indexJobs: IndexJob[] = [];
   const result = await inTransaction(ctx.db, async (trx) => {
+    // A table rewrite, a constraint check over every row, or waiting for another schema change's lock may take
+    // longer than an ordinary statement: the change runs with DB_LONG_STATEMENT_TIMEOUT.
+    await allowLongStatements(trx, ctx.config);
     await run(trx, "select pg_advisory_xact_lock(hashtext('svc_schema'))");
     const schema = await loadSchemaOverview(trx, 'ddl');
     return fn({ trx, schema, indexJobs });
   });
   let failure: unknown = null;
-  if (indexJobs.length) await buildFieldIndexes(ctx.db, indexJobs).catch((err: unknown) => { failure = err; });
+  if (indexJobs.length) {
+    await withLongStatements(ctx.db, ctx.config, (db) => buildFieldIndexes(db, indexJobs)).catch((err: unknown) => { failure = err; });
+  }
   const schema = await ctx.cache.invalidate();
-  await reconcileSearchIndexes(ctx.db, schema).catch((err: unknown) => { failure ??= err; });
+  await withLongStatements(ctx.db, ctx.config, (db) => reconcileSearchIndexes(db, schema)).catch((err: unknown) => { failure ??= err; });
   if (failure) throw failure;
   return { result, schema };
 }
