@@ -4,7 +4,7 @@
  * | action                 | rule                                                                                  |
  * |------------------------|---------------------------------------------------------------------------------------|
  * | create                 | versioning:create, and update (item exists) or create (it does not) on the collection |
- * | list, read, compare    | versioning:view, and read on the version's collection; the delta is cut to readable fields |
+ * | list, read, compare    | versioning:view, and read on the version's item (its row filter; read.ts); the delta is cut to readable fields |
  * | update, save, submit   | the creator or an admin, with versioning:create                                       |
  * | delete                 | versioning:manage                                                                     |
  * | promote                | admin or versioning:manage; or the creator with versioning:create while no review runs |
