@@ -21,13 +21,27 @@ export async function readText(c: Context<AppEnv>): Promise<string> {
 
 export { readBounded };
 
-/** The JSON body, or undefined for an empty body. Malformed JSON is a 400. */
+/** `application/json` or `application/<anything>+json`, with any parameters (`; charset=utf-8`). */
+export function isJsonMediaType(type: string): boolean {
+  return /^application\/([\w.+-]+\+)?json$/.test(type.split(';')[0].trim().toLowerCase());
+}
+
+/** Refuses a body that is not declared as JSON. text/plain, form types and a body without a type are what a
+ * cross-site form or a no-cors fetch may send without a CORS preflight: reading them as JSON would let another
+ * site post to the API with the visitor's cookies. A JSON type needs a preflight, which CORS then rules on. */
+export function assertJsonMediaType(type: string | undefined, hasBody: boolean): void {
+  if (type ? isJsonMediaType(type) : !hasBody) return;
+  const name = type ? `"${type.split(';')[0].trim()}"` : 'none';
+  throw new UnsupportedMediaTypeError(`Unsupported media type ${name}. Send JSON with Content-Type: application/json.`);
+}
+
+/** The JSON body, or undefined for an empty body. Malformed JSON is a 400; a body not declared as JSON is
+ * 400 UNSUPPORTED_MEDIA_TYPE (assertJsonMediaType). */
 export async function readJson(c: Context<AppEnv>): Promise<unknown> {
   const type = c.req.header('content-type');
-  if (type && !/^application\/(.+\+)?json\b/i.test(type) && !/^text\/plain\b/i.test(type)) {
-    throw new UnsupportedMediaTypeError(`Unsupported media type "${type.split(';')[0]}".`);
-  }
+  if (type) assertJsonMediaType(type, true);
   const text = await readText(c);
+  assertJsonMediaType(type, text.length > 0);
   if (text.trim() === '') return undefined;
   try {
     return JSON.parse(text);

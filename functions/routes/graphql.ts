@@ -1,19 +1,21 @@
 /** POST|GET /graphql and /graphql/system (SPEC.md > GraphQL): the request body is read under MAX_PAYLOAD_SIZE,
  * then core/graphql runs it with the caller's accountability. */
 import type { Context, Hono } from 'hono';
-import { InvalidPayloadError, UnsupportedMediaTypeError } from '../../core/errors.ts';
+import { InvalidPayloadError } from '../../core/errors.ts';
 import { handleGraphql } from '../../core/graphql/server.ts';
-import { readText } from '../http/body.ts';
+import { assertJsonMediaType, readText } from '../http/body.ts';
 import { serviceContext } from '../http/context.ts';
 import type { AppEnv } from '../http/env.ts';
 
-/** The POST body as GraphQL parameters: JSON (application/json, or no type), or a bare document
- * (application/graphql). Other types are UNSUPPORTED_MEDIA_TYPE; broken JSON 400 INVALID_PAYLOAD. */
+/** The POST body as GraphQL parameters: JSON (application/json or application/*+json), or a bare document
+ * (application/graphql; neither can be sent cross-site without a CORS preflight). Other types, and a body
+ * without a type, are UNSUPPORTED_MEDIA_TYPE; broken JSON 400 INVALID_PAYLOAD. */
 async function postBody(c: Context<AppEnv>): Promise<unknown> {
-  const type = (c.req.header('content-type') ?? '').split(';')[0].trim().toLowerCase();
-  if (type === 'application/graphql') return { query: await readText(c) };
-  if (type && !/^application\/(.+\+)?json$/.test(type) && type !== 'text/plain') throw new UnsupportedMediaTypeError(`Unsupported media type "${type}".`);
+  const header = c.req.header('content-type');
+  if (header?.split(';')[0].trim().toLowerCase() === 'application/graphql') return { query: await readText(c) };
+  if (header) assertJsonMediaType(header, true);
   const text = await readText(c);
+  assertJsonMediaType(header, text.length > 0);
   try {
     return JSON.parse(text) as unknown;
   } catch {
