@@ -8,6 +8,7 @@ import { createTestApp, type TestApp } from '../helpers/app.ts';
 import { createPrincipal } from '../helpers/principals.ts';
 import { startSmtp, type TestSmtp } from '../helpers/smtp.ts';
 import { ADMIN_EMAIL } from '../helpers/template.ts';
+import { REDACT_STORED_TOKENS } from '../../migrations/0007_notify_sealed_content.ts';
 import { freePort, startSmtpOn, waitFor, type PlainSmtp } from './outbox-helpers.ts';
 
 const LOW = 'log-reader-token';
@@ -120,6 +121,20 @@ describe('direct mail with the mail server up', () => {
       await k.use(t, token);
     });
   }
+
+  it('the upgrade redacts tokens that logs written before hold in clear (direct mail only)', async () => {
+    const legacy = (status: string, kind: string) => rows(t, `insert into svc_notify_logs (status, channel, recipients, subject_rendered, content_rendered, metadata)
+      values ($1, 'email', '["old@example.com"]', 'Old', $2, $3::json) returning id`,
+    [status, '<a href="https://cms.example.com/admin/reset-password?token=eyJhbGci.eyJlbWFpbCI6.c2lnbmF0dXJl&amp;x=1">link</a>', JSON.stringify({ kind })]).then((r) => r[0].id as number);
+    const sent = await legacy('sent', 'password-reset');
+    const failed = await legacy('failed', 'invite');
+    const otherKind = await legacy('cancelled', 'something-else');
+    await rows(t, REDACT_STORED_TOKENS);
+    const content = async (id: number) => (await rows(t, 'select content_rendered from svc_notify_logs where id = $1', [id]))[0].content_rendered as string;
+    expect(await content(sent)).toBe('<a href="https://cms.example.com/admin/reset-password?token=[redacted]&amp;x=1">link</a>');
+    expect(await content(failed)).toContain('token=[redacted]&amp;');
+    expect(await content(otherKind)).toContain('token=eyJhbGci');
+  });
 
   it('template sends stay readable to the non-admin reader (only direct mail is admin-only)', async () => {
     const [{ id }] = await rows(t, `insert into svc_notify_logs (status, template_id, channel, recipients, subject_rendered, content_rendered)

@@ -10,10 +10,11 @@ import { createPrincipal } from '../helpers/principals.ts';
 let t: TestApp;
 const FAR = '2999-01-01T00:00:00Z';
 
+/** A log of a template send (template-less email logs are direct service mail, admin-only: direct-secrets.test.ts). */
 async function insertLog(status: string, extra: { scheduled_at?: string; provider_message_id?: string } = {}): Promise<number> {
   const [row] = await run<{ id: number }>(t.services.database.db,
-    `insert into svc_notify_logs (status, channel, recipients, scheduled_at, provider_message_id, subject_rendered)
-     values ($1, 'email', '["to@example.com"]', $2, $3, $4) returning id`,
+    `insert into svc_notify_logs (status, template_id, channel, recipients, scheduled_at, provider_message_id, subject_rendered)
+     values ($1, 'log-fixture', 'email', '["to@example.com"]', $2, $3, $4) returning id`,
     [status, extra.scheduled_at ?? (status === 'pending' ? FAR : null), extra.provider_message_id ?? null, `subject ${status}`]);
   return Number(row.id);
 }
@@ -27,6 +28,7 @@ const ids: Record<string, number> = {};
 
 beforeAll(async () => {
   t = await createTestApp();
+  await run(t.services.database.db, "insert into svc_notify_templates (id, name, status) values ('log-fixture', 'Log fixture', 'published')");
   // Pending logs are scheduled far ahead, so the app's own worker leaves them alone.
   for (const s of ['pending', 'sending', 'sent', 'delivered', 'bounced', 'failed', 'cancelled', 'sent']) ids[s] = await insertLog(s);
   await createPrincipal(t.services, { token: 'logs-plain', permissions: [] });
