@@ -21,7 +21,8 @@ export async function readSubject(db: Executor, schema: SchemaOverview, collecti
     const [row] = await run<{ data: Subject }>(db, `select row_to_json(t) as data from ${ident(collection)} t where t.${ident(c.primary)}::text = $1`, [item]);
     if (row) Object.assign(out, row.data);
   }
-  if (isObject(delta)) Object.assign(out, delta);
+  // The primary key always keeps its real value: a key in the delta is ignored, as on preview and promote.
+  if (isObject(delta)) for (const [k, v] of Object.entries(delta)) if (k !== c.primary) out[k] = v;
   return out;
 }
 

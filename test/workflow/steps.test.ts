@@ -159,6 +159,17 @@ describe('starting', () => {
     expect(await versionStatus(t, other.version)).toBe('pending');
   });
 
+  it('a primary key in the delta is ignored: the trigger filter sees the item\'s real key', async () => {
+    await simple('this-doc', { trigger_filter: { id: { _eq: DOC } } });
+    const other = randomUUID();
+    const { instance } = await submitted({ id: other, title: 'Key in the delta' });
+    expect(instance).toMatchObject({ status: 'running', item: DOC });
+    await simple('other-doc', { trigger_filter: { id: { _eq: other } } });
+    await q(t, "update svc_workflows set active = false where name = 'this-doc'");
+    const unmatched = await submitted({ id: other, title: 'Key in the delta again' });
+    expect(unmatched.instance).toBeUndefined();
+  });
+
   it('a new item (no row yet): the filter sees the delta alone; promotion creates the row', async () => {
     await simple('new-items', { trigger_filter: { _and: [{ category: { _eq: 'guide' } }, { slug: { _null: true } }] } });
     const id = randomUUID();
