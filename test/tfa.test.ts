@@ -44,7 +44,8 @@ describe('two-factor', () => {
     const wrongOtp = await login({ email: 'tfa1@example.com', password: 'tfa-password-1', otp: '000000' });
     expect(wrongOtp.status).toBe(401);
     expect(code(wrongOtp)).toBe('INVALID_OTP');
-    expect((await login({ email: 'tfa1@example.com', password: 'tfa-password-1', otp: await generate({ secret }) })).status).toBe(200);
+    // Each code works once (issue 24): the three uses below take the previous, current and next step's code.
+    expect((await login({ email: 'tfa1@example.com', password: 'tfa-password-1', otp: await generate({ secret, epoch: Date.now() / 1000 - 30 }) })).status).toBe(200);
 
     // Enabling again, either way, is refused and keeps the secret.
     expect(code(await t.req('POST', '/users/me/tfa/enable', { password: 'tfa-password-1' }, { token }))).toBe('INVALID_PAYLOAD');
@@ -64,7 +65,7 @@ describe('two-factor', () => {
     expect(badDisable.status).toBe(401);
     expect(code(badDisable)).toBe('INVALID_OTP');
     expect(code(await t.req('POST', '/users/me/tfa/disable', {}, { token }))).toBe('INVALID_OTP');
-    expect((await t.req('POST', '/users/me/tfa/disable', { otp: await generate({ secret }) }, { token })).status).toBe(204);
+    expect((await t.req('POST', '/users/me/tfa/disable', { otp: await generate({ secret, epoch: Date.now() / 1000 + 30 }) }, { token })).status).toBe(204);
     expect((await login({ email: 'tfa1@example.com', password: 'tfa-password-2' })).status).toBe(200);
   });
 
@@ -86,7 +87,8 @@ describe('two-factor', () => {
     expect(ok.status).toBe(204);
     expect(code(await login({ email: 'tfa2@example.com', password: 'tfa-password-1' }))).toBe('INVALID_OTP');
     expect(code(await login({ email: 'tfa2@example.com', password: 'tfa-password-1', otp: '111111' }))).toBe('INVALID_OTP');
-    expect((await login({ email: 'tfa2@example.com', password: 'tfa-password-1', otp: await generate({ secret }) })).status).toBe(200);
+    // The code that confirmed is spent (issue 24): the next step's code logs in.
+    expect((await login({ email: 'tfa2@example.com', password: 'tfa-password-1', otp: await generate({ secret, epoch: Date.now() / 1000 + 30 }) })).status).toBe(200);
   });
 
   it('enable {otp} confirms the pending secret from /tfa/generate', async () => {

@@ -4,7 +4,7 @@ import { InvalidCredentialsError, InvalidOtpError, InvalidPayloadError, UserSusp
 import { accessFor } from '../access/resolve.ts';
 import type { Services } from '../services.ts';
 import { hashPassword, verifyPassword } from './passwords.ts';
-import { verifyOtp } from './otp.ts';
+import { spendOtp } from './otp.ts';
 import { clip, createSession } from './sessions.ts';
 import { issueTokens, type IssuedTokens } from './issue.ts';
 import { recordFailedLogin, resetFailedLogins } from './lockout.ts';
@@ -81,7 +81,7 @@ export async function login(services: Services, input: LoginInput, meta: Request
   // A secret awaiting its first confirmed code (tfa_enabled false) is not asked for yet.
   if (local.tfa_secret && local.tfa_enabled) {
     if (!input.otp) throw new InvalidOtpError('"otp" is required');
-    if (!(await verifyOtp(local.tfa_secret, input.otp))) {
+    if (!(await spendOtp(services.store, local.id, local.tfa_secret, input.otp))) {
       // Wrong codes count towards the lockout too: six digits are guessable.
       await recordFailedLogin(services, local.id);
       throw new InvalidOtpError('"otp" is invalid');

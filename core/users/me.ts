@@ -6,7 +6,7 @@ import type { ServiceContext } from '../context.ts';
 import { inTransaction, run } from '../db/database.ts';
 import { InvalidCredentialsError, InvalidOtpError, InvalidPayloadError } from '../errors.ts';
 import { loadPasswordPolicy } from '../auth/password-policy.ts';
-import { verifyOtp } from '../auth/otp.ts';
+import { spendOtp } from '../auth/otp.ts';
 import { verifyPassword } from '../auth/passwords.ts';
 import { updateItem } from '../items/write/index.ts';
 import { publishRevocation, revokeSessions } from '../auth/user-revocation.ts';
@@ -30,14 +30,14 @@ export async function ownCredentials(ctx: ServiceContext): Promise<OwnCredential
 
 /** The caller proves they hold the account: their current password (when they have one), and their
  * one-time code when two-factor is on. */
-export async function proveOwnership(user: OwnCredentials, password: unknown, otp: unknown, requireOtp: boolean): Promise<void> {
+export async function proveOwnership(services: Services, user: OwnCredentials, password: unknown, otp: unknown, requireOtp: boolean): Promise<void> {
   if (user.password !== null) {
     if (password === undefined || password === null || password === '') throw new InvalidPayloadError('"current_password" is required');
     if (typeof password !== 'string' || !(await verifyPassword(user.password, password))) throw new InvalidCredentialsError();
   }
   if (requireOtp && user.tfa_secret) {
     if (typeof otp !== 'string' || otp === '') throw new InvalidOtpError('"otp" is required');
-    if (!(await verifyOtp(user.tfa_secret, otp))) throw new InvalidOtpError('"otp" is invalid');
+    if (!(await spendOtp(services.store, user.id, user.tfa_secret, otp))) throw new InvalidOtpError('"otp" is invalid');
   }
 }
 
@@ -51,7 +51,7 @@ export async function updateMe(services: Services, ctx: ServiceContext, body: un
 
   if (payload.password !== undefined) {
     if (typeof payload.password !== 'string' || payload.password === '') throw new InvalidPayloadError('"password" must be a non-empty string');
-    await proveOwnership(user, raw.current_password, raw.otp, true);
+    await proveOwnership(services, user, raw.current_password, raw.otp, true);
     // The user chose this password themselves.
     payload.require_password_change = false;
   }

@@ -8,7 +8,7 @@ import { generateSecret, generateURI } from 'otplib';
 import type { ServiceContext } from '../context.ts';
 import { run } from '../db/database.ts';
 import { ForbiddenError, InvalidOtpError, InvalidPayloadError } from '../errors.ts';
-import { verifyOtp } from '../auth/otp.ts';
+import { spendOtp } from '../auth/otp.ts';
 import { revokeUserAccess } from '../auth/user-revocation.ts';
 import { refuseUnderImpersonation } from '../access/credential-guard.ts';
 import type { Services } from '../services.ts';
@@ -21,11 +21,11 @@ const pendingKey = (user: string) => `tfa:pending:${user}`;
 export interface TfaSetup { secret: string; otpauth_url: string }
 
 /** Checks the caller may set up two-factor (none yet, proof of the password) and makes a secret for them. */
-async function newSecret(ctx: ServiceContext, body: Record<string, unknown>): Promise<{ userId: string } & TfaSetup> {
+async function newSecret(services: Services, ctx: ServiceContext, body: Record<string, unknown>): Promise<{ userId: string } & TfaSetup> {
   refuseUnderImpersonation(ctx.accountability);
   const user = await ownCredentials(ctx);
   if (user.tfa_secret) throw new InvalidPayloadError('TFA Secret is already set for this user');
-  await proveOwnership(user, body.password, null, false);
+  await proveOwnership(services, user, body.password, null, false);
   const [row] = await run<{ email: string | null; project_name: string | null }>(ctx.db,
     'select u.email, (select project_name from svc_settings limit 1) as project_name from svc_users u where u.id = $1', [user.id]);
   const secret = generateSecret();
@@ -35,14 +35,14 @@ async function newSecret(ctx: ServiceContext, body: Record<string, unknown>): Pr
 
 /** POST /users/me/tfa/generate: a secret to confirm later; nothing changes on the account yet. */
 export async function generateTfa(services: Services, ctx: ServiceContext, body: Record<string, unknown>): Promise<TfaSetup> {
-  const { userId, secret, otpauth_url } = await newSecret(ctx, body);
+  const { userId, secret, otpauth_url } = await newSecret(services, ctx, body);
   await services.store.set(pendingKey(userId), secret, PENDING_TTL_MS);
   return { secret, otpauth_url };
 }
 
 /** POST /users/me/tfa/enable `{password}`: two-factor is on from now on, with the secret answered. */
-export async function enableTfa(ctx: ServiceContext, body: Record<string, unknown>): Promise<TfaSetup> {
-  const { userId, secret, otpauth_url } = await newSecret(ctx, body);
+export async function enableTfa(services: Services, ctx: ServiceContext, body: Record<string, unknown>): Promise<TfaSetup> {
+  const { userId, secret, otpauth_url } = await newSecret(services, ctx, body);
   // `tfa_secret is null` keeps two concurrent enables from overwriting each other's secret.
   const rows = await run(ctx.db, 'update svc_users set tfa_secret = $2, tfa_enabled = true where id = $1 and tfa_secret is null returning id', [userId, secret]);
   if (rows.length === 0) throw new InvalidPayloadError('TFA Secret is already set for this user');
@@ -56,7 +56,7 @@ export async function confirmTfa(services: Services, ctx: ServiceContext, body: 
   if (body.secret !== undefined && typeof body.secret !== 'string') throw new InvalidPayloadError('"secret" must be a string');
   const secret = (body.secret as string | undefined) ?? await services.store.get(pendingKey(user.id));
   if (!secret) throw new InvalidPayloadError('"secret" is required: generate one first');
-  if (typeof body.otp !== 'string' || !(await verifyOtp(secret, body.otp))) throw new InvalidOtpError();
+  if (typeof body.otp !== 'string' || !(await spendOtp(services.store, user.id, secret, body.otp))) throw new InvalidOtpError();
   await run(ctx.db, 'update svc_users set tfa_secret = $2, tfa_enabled = true where id = $1', [user.id, secret]);
   await services.store.del(pendingKey(user.id));
 }
@@ -67,7 +67,7 @@ export async function disableOwnTfa(services: Services, ctx: ServiceContext, bod
   const user = await ownCredentials(ctx);
   if (!user.tfa_secret) throw new InvalidPayloadError("TFA isn't enabled for this user");
   if (typeof body.otp !== 'string' || body.otp === '') throw new InvalidOtpError('"otp" is required');
-  if (!(await verifyOtp(user.tfa_secret, body.otp))) throw new InvalidOtpError();
+  if (!(await spendOtp(services.store, user.id, user.tfa_secret, body.otp))) throw new InvalidOtpError();
   const [enforced] = await run(ctx.db, 'select 1 from svc_users u join svc_roles r on r.id = u.role where u.id = $1 and r.enforce_tfa', [user.id]);
   if (enforced) throw new InvalidPayloadError('Two-factor authentication is enforced by the role and cannot be disabled.');
   await run(ctx.db, 'update svc_users set tfa_secret = null, tfa_enabled = false where id = $1', [user.id]);

@@ -64,7 +64,7 @@ export function mountUserRoutes(app: Hono<AppEnv>): void {
   app.post('/users/me/tfa/enable', async (c) => {
     const ctx = await serviceContext(c);
     const body = await readJsonObject(c);
-    if (body.otp === undefined) return c.json({ data: await enableTfa(ctx, body) });
+    if (body.otp === undefined) return c.json({ data: await enableTfa(c.get('services'), ctx, body) });
     await confirmTfa(c.get('services'), ctx, body);
     return c.body(null, 204);
   });
