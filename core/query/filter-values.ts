@@ -4,6 +4,7 @@ import type { Accountability } from '../access/accountability.ts';
 import { InvalidQueryError } from '../errors.ts';
 import type { FieldOverview } from '../schema/types.ts';
 import { MAX_REGEX_LENGTH, type FilterOperator } from './types.ts';
+import { regexRefusal } from './regex-limits.ts';
 import { isUuid } from '../uuid.ts';
 
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
@@ -140,6 +141,9 @@ export function coerceFilterValue(field: FieldOverview, op: FilterOperator, raw:
       if (value === null || isComposite(value)) throw new InvalidQueryError(`"_regex" on field "${field.field}" needs a string.`);
       const pattern = String(value);
       if (pattern.length > MAX_REGEX_LENGTH) throw new InvalidQueryError(`"_regex" on field "${field.field}" is longer than ${MAX_REGEX_LENGTH} characters.`);
+      // Forms whose matching or compiling cost has no useful bound (core/query/regex-limits.ts).
+      const refusal = regexRefusal(pattern);
+      if (refusal) throw new InvalidQueryError(`"_regex" on field "${field.field}" ${refusal}.`);
       return pattern;
     }
     default:
