@@ -54,7 +54,7 @@ export interface Config {
   userInviteTokenTtlMs: number;
   passwordResetTokenTtlMs: number;
   /** AUTH_LOCKOUT_COOLDOWN: how long a password stays locked after settings.auth_login_attempts failures in a row
-   * (share passwords of POST /shares/auth). */
+   * (accounts at /auth/login, core/auth/lockout.ts; share passwords of POST /shares/auth). */
   authLockoutCooldownMs: number;
   /** Links a client may ask invitation, reset and verification mails to point at (besides PUBLIC_URL's). */
   userInviteUrlAllowList: string[];

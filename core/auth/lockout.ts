@@ -1,13 +1,27 @@
-/** Login lockout (settings.auth_login_attempts): consecutive failed password logins of one account are
- * counted in the SharedStore; when the count reaches the limit the account is suspended. A successful login
- * resets the count. */
+/** Login lockout (settings.auth_login_attempts, SPEC.md "max failed logins before lockout"): consecutive failed
+ * logins of one account (wrong password, wrong one-time code, wrong current_password on a password change or
+ * two-factor set-up) are counted in the SharedStore; when the count reaches the limit the account is locked for
+ * AUTH_LOCKOUT_COOLDOWN (default 15 minutes) and the administrators get an in-app notification. While locked,
+ * every attempt answers 403 USER_SUSPENDED (as a suspended account does at /auth/login) before the password is
+ * checked, so a right guess behind the lock answers like a wrong one; afterwards counting starts from zero.
+ * The account's status is not changed (Directus suspends it until an admin steps in, which lets anyone who
+ * knows an email address shut its owner out for good). A successful login resets the count.
+ *
+ * Unknown emails (and accounts that cannot log in with a password) are counted and locked by their address
+ * the same way, so a lock does not tell whether an account exists. */
 import { run } from '../db/database.ts';
+import { UserSuspendedError } from '../errors.ts';
+import { deliverInApp } from '../notify/inapp.ts';
 import type { Services } from '../services.ts';
 
 /** Failures older than this (counted from the first of a series) are forgotten. */
 export const LOGIN_ATTEMPTS_WINDOW_MS = 24 * 3_600_000;
 
 const keyOf = (user: string) => `login-attempts:${user}`;
+const lockKeyOf = (user: string) => `login-locked:${user}`;
+const lockClaimKeyOf = (user: string) => `login-lock-claim:${user}`;
+/** The subject of an email that matches no countable account. */
+const emailSubject = (email: string) => `email:${email.toLowerCase()}`;
 
 /** settings.auth_login_attempts; null (or 0 and below) means unlimited. */
 async function allowedAttempts(services: Services): Promise<number | null> {
@@ -17,29 +31,83 @@ async function allowedAttempts(services: Services): Promise<number | null> {
   return n !== null && n > 0 ? n : null;
 }
 
-/** Records a failed login. `user` is null for unknown emails: the settings are still read so both paths cost
- * the same. Returns true when this failure suspended the account. */
-export async function recordFailedLogin(services: Services, user: string | null): Promise<boolean> {
-  const limit = await allowedAttempts(services);
-  if (!user || limit === null) return false;
-  const key = keyOf(user);
-  let count: number;
+/** When the lock of an account (`user`) or of an unknown address (`email`) ends (epoch ms), or null. */
+export async function loginLockedUntil(services: Services, user: string | null, email?: string): Promise<number | null> {
+  const subject = user ?? (email !== undefined ? emailSubject(email) : null);
+  if (subject === null) return null;
+  let value: string | null;
   try {
-    count = await services.store.incr(key, LOGIN_ATTEMPTS_WINDOW_MS);
+    value = await services.store.get(lockKeyOf(subject));
+  } catch {
+    // Shared store unreachable: no lock is known; the login rate limiter still bounds the pace of attempts.
+    return null;
+  }
+  const until = value === null ? NaN : Number(value);
+  return Number.isFinite(until) && until > Date.now() ? until : null;
+}
+
+/** 403 USER_SUSPENDED while the account (or address) is locked. */
+export async function refuseWhileLocked(services: Services, user: string | null, email?: string): Promise<void> {
+  const until = await loginLockedUntil(services, user, email);
+  if (until !== null) {
+    throw new UserSuspendedError(`Too many failed login attempts: the account is locked until ${new Date(until).toISOString()}.`);
+  }
+}
+
+/** Records a failed login of an account (`user`), or of an address matching none (`user` null, `email`).
+ * Without either the settings are still read, so every path costs the same. Returns true when this failure
+ * locked the account. */
+export async function recordFailedLogin(services: Services, user: string | null, email?: string): Promise<boolean> {
+  const limit = await allowedAttempts(services);
+  const subject = user ?? (email !== undefined ? emailSubject(email) : null);
+  if (subject === null || limit === null) return false;
+  const cooldown = services.config.authLockoutCooldownMs;
+  const until = Date.now() + cooldown;
+  try {
+    const count = await services.store.incr(keyOf(subject), LOGIN_ATTEMPTS_WINDOW_MS);
+    if (count < limit) return false;
+    // Concurrent failures at and past the limit: the first to claim this lock period locks and notifies (an
+    // atomic counter living as long as the lock; `count === limit` alone would let the failures that count
+    // again after the reset below lock a second time).
+    if (await services.store.incr(lockClaimKeyOf(subject), cooldown) !== 1) return false;
+    await services.store.set(lockKeyOf(subject), String(until), cooldown);
+    await services.store.del(keyOf(subject));
   } catch {
     // Shared store unreachable: the attempt goes uncounted rather than failing the login with a 500. The
     // login rate limiter (which falls back to memory) still bounds the pace of attempts.
     return false;
   }
-  if (count < limit) return false;
-  const suspended = await run(services.database.db,
-    "update svc_users set status = 'suspended' where id = $1 and status = 'active' returning id", [user]);
-  await services.store.del(key);
-  if (suspended.length === 0) return false;
-  await services.schema.invalidate();
+  if (user !== null) await notifyAdmins(services, user, limit, until);
   return true;
 }
 
 export async function resetFailedLogins(services: Services, user: string): Promise<void> {
   await services.store.del(keyOf(user)).catch(() => undefined);
+}
+
+/** Active users with admin rights (by role or policy, as the last-admin guard counts them). */
+const ADMINS_SQL = `select u.id from svc_users u left join svc_roles r on r.id = u.role
+  where u.status = 'active' and (coalesce(r.admin_access, false) or coalesce(r.tech_access, false) or exists (
+    select 1 from svc_access a join svc_policies p on p.id = a.policy
+    where p.admin_access and (a.role = u.role or a."user" = u.id)))`;
+
+/** An in-app notification (svc_notifications, through the notification module's in-app channel) to every
+ * administrator. A failure to notify does not change the login's answer. */
+async function notifyAdmins(services: Services, user: string, attempts: number, until: number): Promise<void> {
+  const { database, config } = services;
+  try {
+    const admins = await run<{ id: string }>(database.db, ADMINS_SQL);
+    const [account] = await run<{ email: string | null }>(database.db, 'select email from svc_users where id = $1', [user]);
+    const who = account?.email ?? user;
+    await deliverInApp(database.db, {
+      recipients: admins.map((a) => a.id),
+      subject: `Account locked after ${attempts} failed login attempts`,
+      message: `${who} is locked until ${new Date(until).toISOString()} after ${attempts} failed login attempts in a row. `
+        + 'It opens again by itself; nothing needs to be done unless the attempts were not the owner\'s.',
+      collection: 'svc_users',
+      item: user,
+    });
+  } catch (err) {
+    if (config.logLevel !== 'silent' && config.logLevel !== 'fatal') console.error('Could not notify the administrators of a login lockout:', err);
+  }
 }

@@ -7,7 +7,7 @@ import { hashPassword, verifyPassword } from './passwords.ts';
 import { spendOtp } from './otp.ts';
 import { clip, createSession } from './sessions.ts';
 import { issueTokens, type IssuedTokens } from './issue.ts';
-import { recordFailedLogin, resetFailedLogins } from './lockout.ts';
+import { recordFailedLogin, refuseWhileLocked, resetFailedLogins } from './lockout.ts';
 import type { RequestMeta } from './authenticate.ts';
 
 export type LoginMode = 'json' | 'cookie' | 'session';
@@ -69,10 +69,13 @@ export async function login(services: Services, input: LoginInput, meta: Request
   const [user] = await run<LoginUser>(database.db, LOGIN_USER_SQL, [input.email]);
 
   const local = user && user.password && user.provider === 'default' ? user : null;
+  // Active accounts count towards their own lockout; any other email is counted by the address, so the
+  // answers do not tell the two apart (lockout.ts). While locked, the password is not even checked.
+  const counted = local?.status === 'active' ? local.id : null;
+  await refuseWhileLocked(services, counted, input.email);
   const valid = await verifyPassword(local ? local.password! : await dummy(), input.password);
   if (!local || !valid) {
-    // Only active accounts count towards the lockout; the settings read happens for unknown emails too.
-    await recordFailedLogin(services, local?.status === 'active' ? local.id : null);
+    await recordFailedLogin(services, counted, input.email);
     throw new InvalidCredentialsError();
   }
   // Status is revealed only to someone who knows the password.

@@ -7,6 +7,7 @@ import { inTransaction, run } from '../db/database.ts';
 import { InvalidCredentialsError, InvalidOtpError, InvalidPayloadError } from '../errors.ts';
 import { loadPasswordPolicy } from '../auth/password-policy.ts';
 import { spendOtp } from '../auth/otp.ts';
+import { recordFailedLogin, refuseWhileLocked } from '../auth/lockout.ts';
 import { verifyPassword } from '../auth/passwords.ts';
 import { updateItem } from '../items/write/index.ts';
 import { publishRevocation, revokeSessions } from '../auth/user-revocation.ts';
@@ -29,15 +30,24 @@ export async function ownCredentials(ctx: ServiceContext): Promise<OwnCredential
 }
 
 /** The caller proves they hold the account: their current password (when they have one), and their
- * one-time code when two-factor is on. */
+ * one-time code when two-factor is on. Wrong guesses count towards the login lockout (a stolen access token
+ * must not become a way to guess the password at leisure), and a locked account proves nothing. */
 export async function proveOwnership(services: Services, user: OwnCredentials, password: unknown, otp: unknown, requireOtp: boolean): Promise<void> {
   if (user.password !== null) {
     if (password === undefined || password === null || password === '') throw new InvalidPayloadError('"current_password" is required');
-    if (typeof password !== 'string' || !(await verifyPassword(user.password, password))) throw new InvalidCredentialsError();
+    await refuseWhileLocked(services, user.id);
+    if (typeof password !== 'string' || !(await verifyPassword(user.password, password))) {
+      await recordFailedLogin(services, user.id);
+      throw new InvalidCredentialsError();
+    }
   }
   if (requireOtp && user.tfa_secret) {
     if (typeof otp !== 'string' || otp === '') throw new InvalidOtpError('"otp" is required');
-    if (!(await spendOtp(services.store, user.id, user.tfa_secret, otp))) throw new InvalidOtpError('"otp" is invalid');
+    await refuseWhileLocked(services, user.id);
+    if (!(await spendOtp(services.store, user.id, user.tfa_secret, otp))) {
+      await recordFailedLogin(services, user.id);
+      throw new InvalidOtpError('"otp" is invalid');
+    }
   }
 }
 
