@@ -1,10 +1,12 @@
 /** The CSV side of an import: csv-parse with the column names from the header row, nothing relaxed (an unbalanced
  * quote, a record longer than IMPORT_MAX_LINE_SIZE or a row with the wrong number of cells is an error naming
  * the line). Header names must be fields of the collection, each at most once. Records come out as
- * `{column: cell}` with null for an unquoted empty cell (see convert.ts). */
+ * `{column: cell}` with null for an unquoted empty cell (see convert.ts), the export's formula guard removed
+ * (csv-guard.ts). */
 import { parse, CsvError, type Parser } from 'csv-parse';
 import { InvalidPayloadError, ServiceError } from '../errors.ts';
 import type { CollectionOverview } from '../schema/types.ts';
+import { unguardCsvCell } from './csv-guard.ts';
 
 function headerColumns(collection: CollectionOverview, header: unknown[]): string[] {
   const seen = new Set<string>();
@@ -26,7 +28,8 @@ export function csvReader(collection: CollectionOverview, maxLineSize: number): 
     columns: (header: string[]) => headerColumns(collection, header),
     max_record_size: maxLineSize,
     skip_empty_lines: true,
-    cast: (value, context) => (context.header || value !== '' || context.quoting ? value : null),
+    // The export's formula guard (a leading `'`) comes off again, so an export imports back unchanged.
+    cast: (value, context) => (context.header ? value : value !== '' || context.quoting ? unguardCsvCell(value) : null),
   });
 }
 

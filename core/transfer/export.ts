@@ -23,6 +23,7 @@ import { planRead } from '../query/plan.ts';
 import type { FilterNode, MetaPlan, SelectPlan, SortPlan } from '../query/plan-types.ts';
 import type { Query } from '../query/types.ts';
 import type { FieldOverview } from '../schema/types.ts';
+import { guardCsvCell } from './csv-guard.ts';
 
 export type ExportFormat = 'csv' | 'json';
 
@@ -159,13 +160,13 @@ function pagesOf(ctx: ServiceContext, plan: ExportPlan): AsyncGenerator<string> 
 }
 
 /** A wire value as CSV cell text: null stays null (an empty cell), objects and arrays as JSON text, and any value of
- * a json field as JSON text (a JSON string `"a"` stays distinct from the text a). */
+ * a json field as JSON text (a JSON string `"a"` stays distinct from the text a); a formula guarded (csv-guard.ts). */
 function cellText(value: unknown, json: boolean): string | null {
   if (value === null || value === undefined) return null;
-  if (json) return JSON.stringify(value);
-  if (typeof value === 'string') return value;
-  if (typeof value === 'object') return JSON.stringify(value);
-  return String(value);
+  if (json) return guardCsvCell(JSON.stringify(value));
+  if (typeof value === 'string') return guardCsvCell(value);
+  if (typeof value === 'object') return guardCsvCell(JSON.stringify(value));
+  return guardCsvCell(String(value));
 }
 
 /** CSV text: the header row first, then the rows. An empty string is written quoted (`""`) and null as an empty
