@@ -18,6 +18,9 @@ export interface Accountability {
   /** The login session the credential belongs to (core/auth/sessions.ts sessionRef): a password change made
    * by the user themselves keeps this one session. Absent for static tokens and impersonation. */
   session?: string | null;
+  /** A login token of a user who must set up two-factor first: only the enrolment calls are allowed
+   * (core/auth/tfa-setup.ts, checked by the HTTP authentication). */
+  tfaSetupOnly?: boolean;
   ip: string | null;
   userAgent: string | null;
   origin: string | null;

@@ -39,13 +39,14 @@ export async function authenticate(services: Services, token: string | null, met
   // The role is the user's current one (not the token's claim), so a demotion applies before the token expires.
   const accountability = buildAccountability(await services.access.resolve(version, user.role, user.id), user.id, meta);
   if (user.impersonatedBy !== undefined) return { ...accountability, impersonatedBy: user.impersonatedBy };
+  if (user.tfaSetupOnly) return { ...accountability, session: user.session, tfaSetupOnly: true };
   return user.session !== undefined ? { ...accountability, session: user.session } : accountability;
 }
 
 interface ShareSubject { role: string | null; share: { id: string; collection: string; item: string } }
 
 /** A user with how the credential relates to them: the impersonator behind it, or the login session. */
-type UserSubject = Principal & { impersonatedBy?: string; session?: string };
+type UserSubject = Principal & { impersonatedBy?: string; session?: string; tfaSetupOnly?: true };
 
 const SESSION_TOKEN = /^[A-Za-z0-9_-]{64}$/;
 
@@ -69,6 +70,7 @@ async function principalOf(services: Services, version: string, token: string): 
       return { ...user, impersonatedBy: payload.impersonated_by };
     }
     const session = payload.session !== undefined ? sessionRef(payload.session) : payload.sid;
+    if (payload.tfa_setup_required) return { ...user, session, tfaSetupOnly: true };
     return session !== undefined ? { ...user, session } : user;
   }
   const user = await services.access.userByToken(version, token);

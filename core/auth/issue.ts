@@ -9,6 +9,8 @@ export interface TokenSubject {
   user: string | null;
   access: ResolvedAccess;
   share?: { id: string } & ShareScope;
+  /** The user must set up two-factor before anything else (core/auth/tfa-setup.ts). */
+  tfaSetupRequired?: boolean;
 }
 
 export interface IssuedTokens {
@@ -32,6 +34,7 @@ export async function issueTokens(config: Config, subject: TokenSubject, refresh
     // A user's token names its session: bound to it (mode session) or by reference (core/auth/user-revocation.ts).
     ...(bindSession ? { session: refreshToken } : subject.user !== null ? { sid: sessionRef(refreshToken) } : {}),
     ...(share ? { share: share.id, share_scope: { collection: share.collection, item: share.item } } : {}),
+    ...(subject.tfaSetupRequired ? { tfa_setup_required: true as const } : {}),
   }, config.secret, ttlMs);
   return { accessToken, refreshToken, expires: ttlMs };
 }

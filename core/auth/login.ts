@@ -9,6 +9,7 @@ import { clip, createSession } from './sessions.ts';
 import { issueTokens, type IssuedTokens } from './issue.ts';
 import { recordFailedLogin, refuseWhileLocked, resetFailedLogins } from './lockout.ts';
 import type { RequestMeta } from './authenticate.ts';
+import { TFA_ENFORCED_SQL } from './tfa-setup.ts';
 
 export type LoginMode = 'json' | 'cookie' | 'session';
 const MODES: readonly LoginMode[] = ['json', 'cookie', 'session'];
@@ -19,8 +20,8 @@ export interface LoginResult extends IssuedTokens {
   userId: string;
   /** A password set by an admin must be changed (svc_users.require_password_change). */
   requirePasswordChange: boolean;
-  /** The user's role or one of their policies enforces two-factor, but none is set up yet: as Directus, the
-   * login succeeds and the client is expected to lead the user to the setup. */
+  /** The user's role or one of their policies enforces two-factor, but none is set up yet: the login succeeds
+   * with a token that may only set it up (core/auth/tfa-setup.ts). */
   tfaSetupRequired: boolean;
 }
 
@@ -57,9 +58,7 @@ interface LoginUser {
  * SPEC.md says) or by a policy attached to its role or to the user directly (Directus 11 keeps it on policies). */
 const LOGIN_USER_SQL = `
 select u.id, u.role, u.status, u.password, u.tfa_secret, u.tfa_enabled, u.provider, u.require_password_change,
-  coalesce(r.enforce_tfa, false) or exists (
-    select 1 from svc_access a join svc_policies p on p.id = a.policy
-    where p.enforce_tfa and (a.role = u.role or a."user" = u.id)) as enforce_tfa
+  ${TFA_ENFORCED_SQL} as enforce_tfa
 from svc_users u left join svc_roles r on r.id = u.role
 where lower(u.email) = lower($1) order by (u.email = $1) desc limit 1`;
 
@@ -106,11 +105,7 @@ export async function login(services: Services, input: LoginInput, meta: Request
     return token;
   });
 
-  const tokens = await issueTokens(config, { user: local.id, access }, refreshToken, input.mode === 'session');
-  return {
-    ...tokens,
-    userId: local.id,
-    requirePasswordChange: local.require_password_change,
-    tfaSetupRequired: local.enforce_tfa && !(local.tfa_secret && local.tfa_enabled),
-  };
+  const tfaSetupRequired = local.enforce_tfa && !(local.tfa_secret && local.tfa_enabled);
+  const tokens = await issueTokens(config, { user: local.id, access, tfaSetupRequired }, refreshToken, input.mode === 'session');
+  return { ...tokens, userId: local.id, requirePasswordChange: local.require_password_change, tfaSetupRequired };
 }

@@ -60,7 +60,8 @@ export async function refresh(services: Services, input: RefreshInput, meta: Req
   // Logged out or expired between the read and the lock.
   if (!next) throw new TokenRevokedError();
   const share = record.share ? { id: record.share, collection: record.share_collection!, item: record.share_item! } : undefined;
-  return issueTokens(config, { user: record.user, access, share }, next, input.mode === 'session');
+  // Until two-factor is set up, a refresh gives the limited token again (core/auth/tfa-setup.ts).
+  return issueTokens(config, { user: record.user, access, share, tfaSetupRequired: record.tfa_setup_required === true }, next, input.mode === 'session');
 }
 
 /** Deletes the session with its whole rotation chain (a rotated-away token in its grace period would

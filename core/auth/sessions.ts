@@ -1,6 +1,7 @@
 /** Refresh/session tokens: a random 64-character token per login, stored in svc_sessions. */
 import { createHash, randomBytes } from 'node:crypto';
 import { run, type Executor } from '../db/database.ts';
+import { TFA_ENFORCED_SQL, TFA_MISSING_SQL } from './tfa-setup.ts';
 
 /** 48 random bytes as base64url: 64 characters of [A-Za-z0-9_-], like Directus' nanoid(64). */
 export function generateSessionToken(): string {
@@ -53,13 +54,17 @@ export interface SessionRecord {
   share_role: string | null;
   share_collection: string | null;
   share_item: string | null;
+  /** The user must set up two-factor first (core/auth/tfa-setup.ts). */
+  tfa_setup_required: boolean | null;
 }
 
 export async function findSession(ex: Executor, token: string): Promise<SessionRecord | null> {
   const [row] = await run<SessionRecord>(ex, `
     select s.token, s."user", s.share, s.expires >= now() as live, s.next_token, s.expires,
-      u.role as user_role, u.status as user_status, sh.role as share_role, sh.collection as share_collection, sh.item as share_item
-    from svc_sessions s left join svc_users u on u.id = s."user" left join svc_shares sh on sh.id = s.share
+      u.role as user_role, u.status as user_status, sh.role as share_role, sh.collection as share_collection, sh.item as share_item,
+      u.id is not null and ${TFA_MISSING_SQL} and ${TFA_ENFORCED_SQL} as tfa_setup_required
+    from svc_sessions s left join svc_users u on u.id = s."user" left join svc_roles r on r.id = u.role
+      left join svc_shares sh on sh.id = s.share
     where s.token = $1`, [token]);
   return row ?? null;
 }

@@ -24,6 +24,8 @@ export interface AccessTokenPayload {
   /** Login tokens of modes json/cookie: sessionRef() of the refresh token issued with it, so a password change
    * can keep the caller's own session (core/auth/user-revocation.ts). */
   sid?: string;
+  /** A login whose user must set up two-factor first (core/auth/tfa-setup.ts): the token may only enrol. */
+  tfa_setup_required?: true;
 }
 
 interface VerifiedToken { payload: AccessTokenPayload; expMs: number; issuedMs: number }
@@ -132,14 +134,15 @@ async function verifyWithJose(token: string, key: CryptoKey): Promise<VerifiedTo
     if (err instanceof joseErrors.JWTExpired) throw new TokenExpiredError();
     throw new InvalidTokenError();
   }
-  const { id, role, session, share, impersonated_by: impersonatedBy, sid } = payload;
+  const { id, role, session, share, impersonated_by: impersonatedBy, sid, tfa_setup_required: tfaSetup } = payload;
   const scope = shareScopeOf(payload.share_scope);
   const shareToken = share !== undefined;
   if ((shareToken ? typeof share !== 'string' || !scope || id !== undefined : typeof id !== 'string')
     || (role !== null && role !== undefined && typeof role !== 'string')
     || (session !== undefined && typeof session !== 'string')
     || (impersonatedBy !== undefined && (typeof impersonatedBy !== 'string' || shareToken))
-    || (sid !== undefined && typeof sid !== 'string')) {
+    || (sid !== undefined && typeof sid !== 'string')
+    || (tfaSetup !== undefined && (tfaSetup !== true || shareToken))) {
     throw new InvalidTokenError();
   }
   return {
@@ -153,6 +156,7 @@ async function verifyWithJose(token: string, key: CryptoKey): Promise<VerifiedTo
       ...(shareToken ? { share: share as string, share_scope: scope! } : {}),
       ...(impersonatedBy !== undefined ? { impersonated_by: impersonatedBy as string } : {}),
       ...(sid !== undefined ? { sid: sid as string } : {}),
+      ...(tfaSetup === true ? { tfa_setup_required: true as const } : {}),
     }),
     expMs: (payload.exp as number) * 1000,
     // Tokens without iat_ms count from the start of their second (the earliest they can have been signed).

@@ -4,6 +4,7 @@ import type { Context, MiddlewareHandler } from 'hono';
 import { getCookie } from 'hono/cookie';
 import { authenticate } from '../../core/auth/authenticate.ts';
 import { SESSION_TOKEN_COOKIE } from '../../core/auth/cookies.ts';
+import { checkTfaSetupRequest } from '../../core/auth/tfa-setup.ts';
 import { InvalidTokenError } from '../../core/errors.ts';
 import type { AppEnv } from './env.ts';
 import { clientIp } from './client-ip.ts';
@@ -34,10 +35,13 @@ export const authenticateRequest: MiddlewareHandler<AppEnv> = async (c, next) =>
     || null;
   const schema = await services.schema.get();
   c.set('schema', schema);
-  c.set('accountability', await authenticate(services, token, {
+  const accountability = await authenticate(services, token, {
     ip: clientIp(c),
     userAgent: c.req.header('user-agent') ?? null,
     origin: c.req.header('origin') ?? null,
-  }, schema.version));
+  }, schema.version);
+  // A token that may only enrol in two-factor reaches nothing else.
+  if (accountability.tfaSetupOnly) checkTfaSetupRequest(c.req.method, c.req.path);
+  c.set('accountability', accountability);
   await next();
 };
