@@ -107,7 +107,7 @@ describe('_regex patterns whose cost has no useful bound are refused (400) befor
 
 describe.skipIf(!PG_URL)('on a Postgres server', () => {
   const BUDGET_MS = 300;
-  let t: TestApp;
+  let t: Awaited<ReturnType<typeof createTestApp>>;
   let side: pg.Client;
   beforeAll(async () => {
     t = await createTestApp({ env: { DB_STATEMENT_TIMEOUT: `${BUDGET_MS}ms`, DB_LONG_STATEMENT_TIMEOUT: '60s' } });
