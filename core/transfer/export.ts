@@ -18,8 +18,8 @@ import { allowLongStatements, hasLongBudget } from '../db/statement-budget.ts';
 import { ForbiddenError, InvalidQueryError } from '../errors.ts';
 import { itemsCollection } from '../items/collection.ts';
 import { planContext } from '../items/read.ts';
+import { cutRecords, planRecordAwareRead, type RecordCut } from '../items/record-reads.ts';
 import { compileKeys, compileList, type CompiledRead } from '../query/compile-select.ts';
-import { planRead } from '../query/plan.ts';
 import type { FilterNode, MetaPlan, SelectPlan, SortPlan } from '../query/plan-types.ts';
 import type { Query } from '../query/types.ts';
 import type { FieldOverview } from '../schema/types.ts';
@@ -46,6 +46,8 @@ export interface ExportPlan {
   keyset: { desc: boolean } | null;
   /** CSV columns: the top-level fields of the plan. */
   columns: string[];
+  /** Records about items (revisions, versions) reached through relations, cut to what the caller may read. */
+  cut: RecordCut | null;
 }
 
 /** Plans the export as GET /items would read it (404 unknown collection, 403 without read permission or for a
@@ -56,7 +58,7 @@ export async function planExport(ctx: ServiceContext, collectionName: string, qu
   const collection = itemsCollection(ctx, collectionName);
   if (query.aggregate || query.groupBy) throw new InvalidQueryError('An export does not take "aggregate" or "groupBy".');
   const permissions = await loadPermissions(ctx);
-  const read = planRead(planContext(ctx, permissions), collectionName, { ...query, meta: undefined, limit: query.limit ?? -1 });
+  const { read, cut } = planRecordAwareRead(planContext(ctx, permissions), collectionName, { ...query, meta: undefined, limit: query.limit ?? -1 });
   const select = read.select!;
   const pk = collection.fields[collection.primary!];
   const sort: SortPlan[] = select.sort.some((s) => s.target.chain.length === 0 && s.target.field.field === pk.field)
@@ -67,7 +69,9 @@ export async function planExport(ctx: ServiceContext, collectionName: string, qu
     select: { ...select, sort },
     pk,
     keyset: only && only.target.chain.length === 0 && only.target.field.field === pk.field ? { desc: only.desc } : null,
-    columns: select.fields.map((f) => f.name),
+    // Names starting with `$` are the cut's own markers, never a field.
+    columns: select.fields.map((f) => f.name).filter((name) => !name.startsWith('$')),
+    cut,
   };
 }
 
@@ -79,7 +83,7 @@ function keyValue(k: unknown): unknown {
 async function page(ex: Executor, plan: ExportPlan, selects: FilterNode): Promise<string> {
   const statement = compileList({ ...plan.select, filter: and(plan.select.filter, selects), limit: null, offset: 0 }, NO_META);
   const [row] = await run<{ data: string }>(ex, statement.sql, statement.params);
-  return row.data;
+  return plan.cut ? cutRecords(plan.cut, row.data) : row.data;
 }
 
 /** An administrator's export may take DB_LONG_STATEMENT_TIMEOUT per statement (a key walk that finds few matches in a

@@ -207,3 +207,30 @@ describe('/graphql/system svc_revisions', () => {
     expect((await gql(t, filtered, undefined, { path: '/graphql/system' })).body.data.svc_activity).toEqual([{ item: String(docB) }, { item: String(docB) }]);
   });
 });
+
+describe('export', () => {
+  it('revisions reached through a relation of an exported collection: only readable ones, cut', async () => {
+    // A user collection pointing at revisions (M2O rev_refs.rev -> svc_revisions), readable by the owner.
+    await q(`create table rev_refs (id serial primary key, rev integer references svc_revisions(id));
+      insert into svc_collections (collection) values ('rev_refs');
+      insert into svc_relations (many_collection, many_field, one_collection) values ('rev_refs', 'rev', 'svc_revisions');`);
+    await q('insert into rev_refs (rev) values ($1), ($2)', [revs.a[1], revs.b[1]]);
+    const [{ policy }] = await q<{ policy: string }>("select a.policy from svc_access a join svc_users u on u.role = a.role where u.token = 'rev-owner'");
+    await q(`insert into svc_permissions (policy, collection, action, fields) values ($1, 'rev_refs', 'read', '["*"]')`, [policy]);
+    await t.services.schema.invalidate();
+    const exported = async (who: Who, format: 'json' | 'csv') => t.req('GET', `/utils/export/rev_refs?format=${format}&fields=id,rev.item,rev.data&sort=id`, undefined, as(who));
+    const admin = await exported('admin', 'json');
+    expect(admin.body.map((r: { rev: { data: unknown } }) => r.rev.data)).toEqual([full('a')[1].data, full('b')[1].data]);
+    const owner = await exported('owner', 'json');
+    expect(owner.status).toBe(200);
+    expect(owner.body).toEqual([
+      { id: 1, rev: { item: String(docA), data: withoutSecret(full('a'))[1].data } },
+      { id: 2, rev: null },
+    ]);
+    const csv = await exported('owner', 'csv');
+    expect(csv.status).toBe(200);
+    expect(String(csv.body)).not.toContain('secret');
+    expect(String(csv.body)).not.toContain('B doc');
+    expect(String(csv.body)).toContain('A doc v2');
+  });
+});
