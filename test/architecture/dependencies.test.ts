@@ -1,0 +1,270 @@
+/** The direction of imports, written down once. core/ is a stack of units (a folder under core/, or a
+ * top-level file such as core/config.ts); a unit may import only units in a strictly lower layer. Units that
+ * share a layer are peers and stay independent of each other. Where today's code still points the wrong way,
+ * the edge is listed in ALLOWED_VIOLATIONS with its reason, so that list can only shrink: a new violation
+ * fails, and so does an entry that no longer matches any import. Beside the stack: nothing in core/ imports
+ * functions/ or container/ (HTTP and hosting sit above the core), and functions/ does not import container/. */
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, relative, resolve, sep } from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+const ROOT = resolve(import.meta.dirname, '../..');
+
+/** Bottom first. A name is a folder or top-level file of core/ (without .ts), or a single file given as
+ * 'folder/file' when that file belongs lower than the rest of its folder. */
+const LAYERS: readonly (readonly string[])[] = [
+  // Plain values and types that import nothing of the core's rules. The caller's identity is a plain type
+  // every layer passes along, and the schema overview's shapes are plain types, so both sit here although
+  // they live in access/ and schema/.
+  ['errors', 'uuid', 'config', 'crypto', 'streams', 'access/accountability', 'schema/types'],
+  // Plumbing: database, shared store, queue, mail transport, cron, metrics, load sampler.
+  ['db', 'store', 'queue', 'mail', 'schedule', 'metrics', 'pressure'],
+  // What every service call carries (executor, schema overview, accountability, bus).
+  ['context'],
+  ['events'],
+  ['schema'],
+  ['query'],
+  // The permission engine: resolve, builtin, validation, permissions.
+  ['access'],
+  ['auth'],
+  ['items'],
+  ['versions'],
+  ['shares'],
+  // Record services for roles, policies, permissions, access and app permissions: they write through items/.
+  ['admin'],
+  ['storage'],
+  ['files'],
+  ['assets', 'tus'],
+  ['system'],
+  ['notify'],
+  ['users', 'workflow'],
+  ['transfer', 'graphql', 'openapi', 'ratelimit'],
+  ['extensions'],
+  ['bootstrap'],
+  // The composition root: builds everything, imported by nothing below it.
+  ['services'],
+];
+
+/** Edges that point against LAYERS today, as 'core/from.ts -> core/to.ts', each with why it remains.
+ * Shrink this list; never grow it without a reason a reviewer accepts. */
+const ALLOWED_VIOLATIONS: Readonly<Record<string, string>> = {
+  'core/access/access-records.ts -> core/items/write/index.ts':
+    'admin record service still in access/: writes through items/ (moves to admin/)',
+  'core/access/access-records.ts -> core/services.ts':
+    'takes the whole Services (the composition root); narrow it to the ports it uses',
+  'core/access/app-permissions.ts -> core/items/write/index.ts':
+    'admin record service still in access/: writes through items/ (moves to admin/)',
+  'core/access/app-permissions.ts -> core/services.ts':
+    'takes the whole Services (the composition root); narrow it to the ports it uses',
+  'core/access/impersonation.ts -> core/auth/tokens.ts':
+    'impersonation verifies an admin token; it belongs in auth/',
+  'core/access/impersonation.ts -> core/services.ts':
+    'takes the whole Services (the composition root); narrow it to the ports it uses',
+  'core/access/permission-records.ts -> core/items/write/index.ts':
+    'admin record service still in access/: writes through items/ (moves to admin/)',
+  'core/access/permission-records.ts -> core/services.ts':
+    'takes the whole Services (the composition root); narrow it to the ports it uses',
+  'core/access/policies.ts -> core/items/write/index.ts':
+    'admin record service still in access/: writes through items/ (moves to admin/)',
+  'core/access/policies.ts -> core/services.ts':
+    'takes the whole Services (the composition root); narrow it to the ports it uses',
+  'core/access/roles.ts -> core/items/write/index.ts':
+    'admin record service still in access/: writes through items/ (moves to admin/)',
+  'core/access/roles.ts -> core/services.ts':
+    'takes the whole Services (the composition root); narrow it to the ports it uses',
+  'core/access/system-records.ts -> core/items/read.ts':
+    'admin record service still in access/: reads through items/ (moves to admin/)',
+  'core/access/system-records.ts -> core/items/write/index.ts':
+    'admin record service still in access/: writes through items/ (moves to admin/)',
+  'core/access/system-records.ts -> core/services.ts':
+    'takes the whole Services (the composition root); narrow it to the ports it uses',
+  'core/assets/serve.ts -> core/services.ts':
+    'takes the whole Services (the composition root); narrow it to the ports it uses',
+  'core/auth/authenticate.ts -> core/services.ts':
+    'takes the whole Services (the composition root); narrow it to the ports it uses',
+  'core/auth/lockout.ts -> core/notify/inapp.ts':
+    'a lockout tells the admins in-app; should become an event the notify module listens to',
+  'core/auth/lockout.ts -> core/services.ts':
+    'takes the whole Services (the composition root); narrow it to the ports it uses',
+  'core/auth/login.ts -> core/services.ts':
+    'takes the whole Services (the composition root); narrow it to the ports it uses',
+  'core/auth/refresh.ts -> core/services.ts':
+    'takes the whole Services (the composition root); narrow it to the ports it uses',
+  'core/auth/user-revocation.ts -> core/services.ts':
+    'takes the whole Services (the composition root); narrow it to the ports it uses',
+  'core/config.ts -> core/files/config.ts':
+    'config parses every env var once; the files section parser lives beside files/',
+  'core/config.ts -> core/ratelimit/config.ts':
+    'config parses every env var once; the rate-limit section parser lives beside ratelimit/',
+  'core/context.ts -> core/events/bus.ts':
+    'type only: ServiceContext carries the bus, and the bus types ServiceContext',
+  'core/extensions/hooks.ts -> core/services.ts':
+    'takes the whole Services (the composition root); narrow it to the ports it uses',
+  'core/extensions/host.ts -> core/services.ts':
+    'takes the whole Services (the composition root); narrow it to the ports it uses',
+  'core/extensions/items-api.ts -> core/services.ts':
+    'takes the whole Services (the composition root); narrow it to the ports it uses',
+  'core/files/metadata.ts -> core/assets/load-sharp.ts':
+    'image metadata reuses the lazy sharp loader of assets/',
+  'core/items/read.ts -> core/shares/read-access.ts':
+    'items/ looks up the read scope of a share token (to be passed in by access)',
+  'core/items/record-reads.ts -> core/versions/readable-delta.ts':
+    'reads of svc_versions cut each delta to readable fields',
+  'core/items/write/nested.ts -> core/shares/mint.ts':
+    'a nested svc_shares create mints the share as a top-level one does',
+  'core/notify/test-send.ts -> core/services.ts':
+    'takes the whole Services (the composition root); narrow it to the ports it uses',
+  'core/notify/trigger.ts -> core/services.ts':
+    'takes the whole Services (the composition root); narrow it to the ports it uses',
+  'core/notify/webhooks/deps.ts -> core/services.ts':
+    'takes the whole Services (the composition root); narrow it to the ports it uses',
+  'core/query/plan.ts -> core/access/permissions.ts':
+    'type only: the plan takes the resolved PermissionSet as input',
+  'core/ratelimit/index.ts -> core/services.ts':
+    'takes the whole Services (the composition root); narrow it to the ports it uses',
+  'core/ratelimit/instances.ts -> core/services.ts':
+    'takes the whole Services (the composition root); narrow it to the ports it uses',
+  'core/schema/ddl/access.ts -> core/access/permissions.ts':
+    'DDL checks the permission of the caller on svc_collections/svc_fields',
+  'core/shares/auth.ts -> core/services.ts':
+    'takes the whole Services (the composition root); narrow it to the ports it uses',
+  'core/shares/lockout.ts -> core/services.ts':
+    'takes the whole Services (the composition root); narrow it to the ports it uses',
+  'core/storage/providers.ts -> core/services.ts':
+    'takes the whole Services (the composition root); narrow it to the ports it uses',
+  'core/system/health.ts -> core/services.ts':
+    'takes the whole Services (the composition root); narrow it to the ports it uses',
+  'core/tus/cleanup.ts -> core/services.ts':
+    'takes the whole Services (the composition root); narrow it to the ports it uses',
+  'core/tus/staging.ts -> core/services.ts':
+    'takes the whole Services (the composition root); narrow it to the ports it uses',
+  'core/tus/stores.ts -> core/services.ts':
+    'takes the whole Services (the composition root); narrow it to the ports it uses',
+  'core/tus/uploads.ts -> core/services.ts':
+    'takes the whole Services (the composition root); narrow it to the ports it uses',
+  'core/users/invite.ts -> core/services.ts':
+    'takes the whole Services (the composition root); narrow it to the ports it uses',
+  'core/users/me.ts -> core/services.ts':
+    'takes the whole Services (the composition root); narrow it to the ports it uses',
+  'core/users/password-reset.ts -> core/services.ts':
+    'takes the whole Services (the composition root); narrow it to the ports it uses',
+  'core/users/register.ts -> core/services.ts':
+    'takes the whole Services (the composition root); narrow it to the ports it uses',
+  'core/users/service.ts -> core/services.ts':
+    'takes the whole Services (the composition root); narrow it to the ports it uses',
+  'core/users/tfa.ts -> core/services.ts':
+    'takes the whole Services (the composition root); narrow it to the ports it uses',
+  'core/workflow/timeouts.ts -> core/services.ts':
+    'takes the whole Services (the composition root); narrow it to the ports it uses',
+};
+
+/** functions/ must not import container/; the route manifest generator is the one arrow left until it moves
+ * to scripts/ (issue 25, route groups). */
+const ALLOWED_FUNCTIONS_TO_CONTAINER: Readonly<Record<string, string>> = {
+  'functions/routes/manifest-write.ts -> container/routes/lazy.ts':
+    'the lazy manifest generator reads the container route groups; it moves to scripts/',
+};
+
+function tsFiles(dir: string): string[] {
+  const out: string[] = [];
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) out.push(...tsFiles(path));
+    else if (entry.name.endsWith('.ts')) out.push(path);
+  }
+  return out;
+}
+
+/** Static imports and re-exports (`import x from`, `import type`, `export * from`, bare `import '...'`) and
+ * dynamic `import('...')` with a literal specifier. Comments are stripped first so prose cannot count. */
+const IMPORT = /\b(?:import|export)\s+(?:type\s+)?(?:[\w*{}\s,$]*?\s+from\s+)?['"]([^'"]+)['"]|\bimport\(\s*['"]([^'"]+)['"]\s*\)/g;
+
+function stripComments(source: string): string {
+  return source.replace(/\/\*[\s\S]*?\*\//g, '').replace(/(^|[^:'"`])\/\/.*$/gm, '$1');
+}
+
+interface Edge {
+  from: string;
+  to: string;
+}
+
+/** Every relative import of the .ts files under `dir`, as repository-relative paths. */
+function edges(dir: string): Edge[] {
+  const out: Edge[] = [];
+  for (const file of tsFiles(join(ROOT, dir))) {
+    const source = stripComments(readFileSync(file, 'utf8'));
+    for (const match of source.matchAll(IMPORT)) {
+      const spec = match[1] ?? match[2];
+      if (spec === undefined || !spec.startsWith('.')) continue;
+      out.push({ from: rel(file), to: rel(resolve(dirname(file), spec)) });
+    }
+  }
+  return out;
+}
+
+function rel(path: string): string {
+  return relative(ROOT, path).split(sep).join('/');
+}
+
+const LAYER_OF = new Map<string, number>();
+LAYERS.forEach((names, layer) => {
+  for (const name of names) LAYER_OF.set(name, layer);
+});
+
+/** The unit a core/ path belongs to: a single-file unit when one is named, else its folder or top file. */
+function unitOf(path: string): string | undefined {
+  if (!path.startsWith('core/')) return undefined;
+  const parts = path.slice('core/'.length).replace(/\.ts$/, '').split('/');
+  if (parts.length > 1) {
+    const single = `${parts[0]}/${parts[1]}`;
+    if (parts.length === 2 && LAYER_OF.has(single)) return single;
+  }
+  return parts[0];
+}
+
+const coreEdges = edges('core');
+const key = (edge: Edge) => `${edge.from} -> ${edge.to}`;
+
+describe('import direction', () => {
+  it('names every unit of core/ in exactly one layer', () => {
+    const units = new Set(coreEdges.flatMap((e) => [unitOf(e.from), unitOf(e.to)]).filter((u) => u !== undefined));
+    const unplaced = [...units].filter((u) => !LAYER_OF.has(u)).sort();
+    expect(unplaced).toEqual([]);
+    const names = LAYERS.flat();
+    expect(names.length).toBe(new Set(names).size);
+  });
+
+  it('core/ imports only downwards, apart from the listed exceptions', () => {
+    const violations = new Set<string>();
+    for (const edge of coreEdges) {
+      const from = unitOf(edge.from);
+      const to = unitOf(edge.to);
+      if (from === undefined || to === undefined || from === to) continue;
+      if (LAYER_OF.get(to)! >= LAYER_OF.get(from)!) violations.add(key(edge));
+    }
+    const unexpected = [...violations].filter((v) => !(v in ALLOWED_VIOLATIONS)).sort();
+    expect(unexpected, 'imports against the layer order in core/ (invert them, or list them with a reason)').toEqual([]);
+    const stale = Object.keys(ALLOWED_VIOLATIONS).filter((v) => !violations.has(v)).sort();
+    expect(stale, 'allowlisted violations that no longer exist: remove them from ALLOWED_VIOLATIONS').toEqual([]);
+  });
+
+  it('nothing in core/ imports functions/ or container/', () => {
+    const outward = coreEdges.filter((e) => /^(functions|container)\//.test(e.to)).map(key);
+    expect(outward).toEqual([]);
+  });
+
+  it('nothing in functions/ imports container/, apart from the listed exception', () => {
+    const found = edges('functions').filter((e) => e.to.startsWith('container/')).map(key);
+    expect(found.filter((f) => !(f in ALLOWED_FUNCTIONS_TO_CONTAINER))).toEqual([]);
+    expect(Object.keys(ALLOWED_FUNCTIONS_TO_CONTAINER).filter((f) => !found.includes(f))).toEqual([]);
+  });
+
+  it('the scanner sees the imports it must see', () => {
+    // Guards the regex: a type import, a re-export and a dynamic import are found.
+    const all = new Set(coreEdges.map(key));
+    expect(all.has('core/context.ts -> core/config.ts')).toBe(true);
+    expect(all.has('core/schema/ddl/index.ts -> core/schema/ddl/collections.ts')).toBe(true);
+    expect(all.has('core/services.ts -> core/db/migrate.ts')).toBe(true);
+    expect(coreEdges.length).toBeGreaterThan(500);
+  });
+});
