@@ -1,43 +1,31 @@
 /** Filter input types: `{c}_filter` with `_and`/`_or`, one operator input per field family holding exactly
- * the operators of core/query/types.ts, M2O fields taking the related `{c}_filter` and O2M fields the
- * related `{c}_quantifier_filter` (its fields plus `_some`/`_none`, as the planner supports them). JSON and
- * hash fields cannot be filtered here; concealed fields only by admins (as REST). */
+ * the operators the registry (core/query/operators.ts) gives that family, M2O fields taking the related
+ * `{c}_filter` and O2M fields the related `{c}_quantifier_filter` (its fields plus `_some`/`_none`, as the
+ * planner supports them). JSON and hash fields cannot be filtered here; concealed fields only by admins (as REST). */
 import {
   GraphQLBoolean, GraphQLID, GraphQLInputObjectType, GraphQLList, GraphQLNonNull, GraphQLString,
   type GraphQLInputFieldConfigMap, type GraphQLInputType,
 } from 'graphql/index.js';
-import { TEXT_OPERATORS } from '../query/types.ts';
+import { operatorSpec, operatorsWhere, type GraphQLFamily, type OperandKind } from '../query/operators.ts';
 import type { FieldOverview } from '../schema/types.ts';
 import type { FieldKind } from './field-kinds.ts';
 import { funcName, functionFilterField } from './functions.ts';
 import { GraphQLStringOrFloat } from './scalars.ts';
 
-function operators(name: string, value: GraphQLInputType, extra: string[]): GraphQLInputObjectType {
+/** One operator input: the registry's operators of a family (operators.ts), each typed by its operand kind. */
+function operators(name: string, family: GraphQLFamily, value: GraphQLInputType): GraphQLInputObjectType {
   const list = new GraphQLList(value);
-  const fields: GraphQLInputFieldConfigMap = {
-    _eq: { type: value }, _neq: { type: value }, _in: { type: list }, _nin: { type: list },
-    _null: { type: GraphQLBoolean }, _nnull: { type: GraphQLBoolean },
-  };
-  for (const op of extra) {
-    if (op === '_between' || op === '_nbetween') fields[op] = { type: list };
-    else if (op === '_empty' || op === '_nempty') fields[op] = { type: GraphQLBoolean };
-    else fields[op] = { type: TEXT_OPERATORS.has(op) ? GraphQLString : value };
-  }
+  const typeOf: Record<OperandKind, GraphQLInputType> = { scalar: value, list, pair: list, flag: GraphQLBoolean, text: GraphQLString };
+  const fields: GraphQLInputFieldConfigMap = {};
+  for (const op of operatorsWhere((spec) => spec.graphql.includes(family))) fields[op] = { type: typeOf[operatorSpec(op).operand] };
   return new GraphQLInputObjectType({ name, fields });
 }
 
-const ORDER = ['_lt', '_lte', '_gt', '_gte', '_between', '_nbetween'];
-
-export const STRING_OPERATORS = operators('string_filter_operators', GraphQLString, [
-  ...ORDER, ...TEXT_OPERATORS, '_empty', '_nempty',
-]);
-export const NUMBER_OPERATORS = operators('number_filter_operators', GraphQLStringOrFloat, ORDER);
-export const DATE_OPERATORS = operators('date_filter_operators', GraphQLString, ORDER);
-export const BOOLEAN_OPERATORS = new GraphQLInputObjectType({
-  name: 'boolean_filter_operators',
-  fields: { _eq: { type: GraphQLBoolean }, _neq: { type: GraphQLBoolean }, _null: { type: GraphQLBoolean }, _nnull: { type: GraphQLBoolean } },
-});
-export const ID_OPERATORS = operators('id_filter_operators', GraphQLID, []);
+export const STRING_OPERATORS = operators('string_filter_operators', 'string', GraphQLString);
+export const NUMBER_OPERATORS = operators('number_filter_operators', 'number', GraphQLStringOrFloat);
+export const DATE_OPERATORS = operators('date_filter_operators', 'date', GraphQLString);
+export const BOOLEAN_OPERATORS = operators('boolean_filter_operators', 'boolean', GraphQLBoolean);
+export const ID_OPERATORS = operators('id_filter_operators', 'id', GraphQLID);
 
 export function operatorsOf(field: FieldOverview, admin: boolean): GraphQLInputObjectType | null {
   if (field.special.includes('conceal') && !admin) return null;

@@ -4,60 +4,20 @@ import type { FieldOverview } from '../schema/types.ts';
 import type { FilterNode, SearchPlan } from './plan-types.ts';
 import { castOf, col, likeEscape, table, type SqlBuilder } from './sql-builder.ts';
 import { functionExpr } from './compile-function.ts';
+import { operatorSpec } from './operators.ts';
 
 function columnFor(alias: string, field: FieldOverview): string {
   const c = col(alias, field);
   return field.dbType === 'json' ? `${c}::jsonb` : c;
 }
 
-function textOf(alias: string, field: FieldOverview): string {
-  return TEXT_TYPES.has(field.type) ? col(alias, field) : `${col(alias, field)}::text`;
-}
-
+/** One comparison: the operator's SQL from the registry (operators.ts). */
 function compileCompare(b: SqlBuilder, alias: string, node: Extract<FilterNode, { kind: 'cmp' }>): string {
   const { field, op, value } = node;
-  const c = node.fn ? functionExpr(b, alias, node.fn) : columnFor(alias, field);
-  const cast = castOf(field);
-  switch (op) {
-    case '_eq': return value === null ? `${c} is null` : `${c} = ${b.param(value, cast)}`;
-    case '_neq': return value === null ? `${c} is not null` : `${c} <> ${b.param(value, cast)}`;
-    case '_lt': return `${c} < ${b.param(value, cast)}`;
-    case '_lte': return `${c} <= ${b.param(value, cast)}`;
-    case '_gt': return `${c} > ${b.param(value, cast)}`;
-    case '_gte': return `${c} >= ${b.param(value, cast)}`;
-    case '_in': {
-      const items = (value as unknown[]).filter((v) => v !== null);
-      return items.length === 0 ? 'false' : `${c} = any(${b.param(items, `${cast}[]`)})`;
-    }
-    case '_nin': {
-      const items = (value as unknown[]).filter((v) => v !== null);
-      return items.length === 0 ? 'true' : `not (${c} = any(${b.param(items, `${cast}[]`)}))`;
-    }
-    case '_null': return value ? `${c} is null` : `${c} is not null`;
-    case '_nnull': return value ? `${c} is not null` : `${c} is null`;
-    case '_contains': return `${textOf(alias, field)} like ${b.param(`%${likeEscape(value as string)}%`)}`;
-    case '_ncontains': return `${textOf(alias, field)} not like ${b.param(`%${likeEscape(value as string)}%`)}`;
-    case '_icontains': return `${textOf(alias, field)} ilike ${b.param(`%${likeEscape(value as string)}%`)}`;
-    case '_nicontains': return `${textOf(alias, field)} not ilike ${b.param(`%${likeEscape(value as string)}%`)}`;
-    case '_starts_with': return `${textOf(alias, field)} like ${b.param(`${likeEscape(value as string)}%`)}`;
-    case '_nstarts_with': return `${textOf(alias, field)} not like ${b.param(`${likeEscape(value as string)}%`)}`;
-    case '_istarts_with': return `${textOf(alias, field)} ilike ${b.param(`${likeEscape(value as string)}%`)}`;
-    case '_nistarts_with': return `${textOf(alias, field)} not ilike ${b.param(`${likeEscape(value as string)}%`)}`;
-    case '_ends_with': return `${textOf(alias, field)} like ${b.param(`%${likeEscape(value as string)}`)}`;
-    case '_nends_with': return `${textOf(alias, field)} not like ${b.param(`%${likeEscape(value as string)}`)}`;
-    case '_iends_with': return `${textOf(alias, field)} ilike ${b.param(`%${likeEscape(value as string)}`)}`;
-    case '_niends_with': return `${textOf(alias, field)} not ilike ${b.param(`%${likeEscape(value as string)}`)}`;
-    case '_regex': return `${textOf(alias, field)} ~ ${b.param(value, 'text')}`;
-    case '_between': case '_nbetween': {
-      const [lo, hi] = value as unknown[];
-      const expr = `${c} between ${b.param(lo, cast)} and ${b.param(hi, cast)}`;
-      return op === '_between' ? expr : `not (${expr})`;
-    }
-    case '_empty': case '_nempty': {
-      const empty = TEXT_TYPES.has(field.type) ? `(${c} is null or ${c} = '')` : `${c} is null`;
-      return (op === '_empty') === value ? empty : `not ${empty}`;
-    }
-  }
+  const expr = node.fn ? functionExpr(b, alias, node.fn) : columnFor(alias, field);
+  const textType = TEXT_TYPES.has(field.type);
+  const text = textType ? col(alias, field) : `${col(alias, field)}::text`;
+  return operatorSpec(op).sql({ b, expr, text, cast: castOf(field), textType, value });
 }
 
 export function compileFilter(b: SqlBuilder, alias: string, node: FilterNode): string {

@@ -3,8 +3,7 @@
 import type { Accountability } from '../access/accountability.ts';
 import { InvalidQueryError } from '../errors.ts';
 import type { FieldOverview } from '../schema/types.ts';
-import { MAX_REGEX_LENGTH, type FilterOperator } from './types.ts';
-import { regexRefusal } from './regex-limits.ts';
+import { operatorSpec, type FilterOperator } from './operators.ts';
 import { isUuid } from '../uuid.ts';
 
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
@@ -113,14 +112,16 @@ function scalarItem(field: FieldOverview, op: FilterOperator, value: unknown): u
   return coerceScalar(field, value);
 }
 
-/** The value an operator compares against, resolved and coerced. An operator that takes one value refuses an
- * object or array on every field type, json included, with INVALID_QUERY. */
+/** The value an operator compares against, resolved and coerced as its record's operand kind says (operators.ts).
+ * An operator that takes one value refuses an object or array on every field type, json included, with
+ * INVALID_QUERY. */
 export function coerceFilterValue(field: FieldOverview, op: FilterOperator, raw: unknown, acc: Accountability): unknown {
   const value = resolveVariable(raw, acc);
-  switch (op) {
-    case '_null': case '_nnull': case '_empty': case '_nempty':
+  const spec = operatorSpec(op);
+  switch (spec.operand) {
+    case 'flag':
       return toBoolean(field, value);
-    case '_in': case '_nin': {
+    case 'list': {
       const items = listOf(field, op, value).flatMap((v) => {
         const r = resolveVariable(v, acc);
         // A list-valued variable ($CURRENT_ROLES) contributes its members.
@@ -128,25 +129,19 @@ export function coerceFilterValue(field: FieldOverview, op: FilterOperator, raw:
       });
       return items.map((v) => scalarItem(field, op, v));
     }
-    case '_between': case '_nbetween': {
+    case 'pair': {
       const items = listOf(field, op, value);
       if (items.length !== 2) throw new InvalidQueryError(`"${op}" on field "${field.field}" needs exactly two values.`);
       return items.map((v) => scalarItem(field, op, resolveVariable(v, acc)));
     }
-    case '_contains': case '_ncontains': case '_icontains': case '_nicontains': case '_starts_with': case '_nstarts_with':
-    case '_istarts_with': case '_nistarts_with': case '_ends_with': case '_nends_with': case '_iends_with': case '_niends_with':
+    case 'text': {
       if (value === null || isComposite(value)) throw new InvalidQueryError(`"${op}" on field "${field.field}" needs a string.`);
-      return String(value);
-    case '_regex': {
-      if (value === null || isComposite(value)) throw new InvalidQueryError(`"_regex" on field "${field.field}" needs a string.`);
-      const pattern = String(value);
-      if (pattern.length > MAX_REGEX_LENGTH) throw new InvalidQueryError(`"_regex" on field "${field.field}" is longer than ${MAX_REGEX_LENGTH} characters.`);
-      // Forms whose matching or compiling cost has no useful bound (core/query/regex-limits.ts).
-      const refusal = regexRefusal(pattern);
-      if (refusal) throw new InvalidQueryError(`"_regex" on field "${field.field}" ${refusal}.`);
-      return pattern;
+      const text = String(value);
+      const refusal = spec.refuse?.(text);
+      if (refusal) throw new InvalidQueryError(`"${op}" on field "${field.field}" ${refusal}.`);
+      return text;
     }
-    default:
+    case 'scalar':
       if (isComposite(value)) throw new InvalidQueryError(`"${op}" on field "${field.field}" needs a single value.`);
       return coerceScalar(field, value);
   }

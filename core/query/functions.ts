@@ -3,6 +3,7 @@
 import { InvalidQueryError } from '../errors.ts';
 import type { FieldOverview } from '../schema/types.ts';
 import type { DateFunction } from './plan-types.ts';
+import { operatorsWhere } from './operators.ts';
 
 export type QueryFunction = DateFunction | 'count';
 
@@ -36,10 +37,8 @@ export function checkDateFunction(fn: DateFunction, field: FieldOverview, key: s
   }
 }
 
-/** Operators that compare the integer a function returns. */
-export const FUNCTION_OPERATORS: ReadonlySet<string> = new Set([
-  '_eq', '_neq', '_lt', '_lte', '_gt', '_gte', '_in', '_nin', '_null', '_nnull', '_between', '_nbetween',
-]);
+/** Operators that compare the integer a function returns (their registry records say `functions`). */
+export const FUNCTION_OPERATORS: ReadonlySet<string> = new Set(operatorsWhere((spec) => spec.functions));
 
 /** The integer stand-in a function's comparison values are coerced with. */
 export function functionValueField(field: FieldOverview, key: string): FieldOverview {

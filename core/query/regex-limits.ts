@@ -11,6 +11,8 @@
  * These are refused before any SQL is sent; everything else Postgres' engine does in linear time. `(?b)` (basic
  * syntax, whose bounds are written `\{m,n\}`) is refused too, as it would hide repetition from the count below. */
 
+/** Longest `_regex` pattern accepted (Postgres compiles it per statement). */
+export const MAX_REGEX_LENGTH = 500;
 /** Atoms after expanding bounded repetitions (`x{1,200}` counts 200 times x): what the automaton grows with. */
 export const MAX_REGEX_EXPANSION = 1000;
 /** Quantifiers applied to something already quantified, e.g. `((a+)*){2}` is 3 deep. */

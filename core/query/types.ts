@@ -1,26 +1,7 @@
 /** The parsed, typed form of the query language (SPEC.md > Query parameters). */
 
-export type FilterOperator =
-  | '_eq' | '_neq' | '_lt' | '_lte' | '_gt' | '_gte' | '_in' | '_nin' | '_null' | '_nnull'
-  | '_contains' | '_ncontains' | '_icontains' | '_starts_with' | '_ends_with' | '_between' | '_nbetween'
-  | '_empty' | '_nempty'
-  | '_nicontains' | '_istarts_with' | '_nistarts_with' | '_iends_with' | '_niends_with' | '_nstarts_with' | '_nends_with'
-  | '_regex';
-
-export const FILTER_OPERATORS: ReadonlySet<string> = new Set<FilterOperator>([
-  '_eq', '_neq', '_lt', '_lte', '_gt', '_gte', '_in', '_nin', '_null', '_nnull', '_contains', '_ncontains',
-  '_icontains', '_starts_with', '_ends_with', '_between', '_nbetween', '_empty', '_nempty',
-  '_nicontains', '_istarts_with', '_nistarts_with', '_iends_with', '_niends_with', '_nstarts_with', '_nends_with', '_regex',
-]);
-
-/** Operators taking one string and matching text: LIKE family and `_regex`. */
-export const TEXT_OPERATORS: ReadonlySet<string> = new Set<FilterOperator>([
-  '_contains', '_ncontains', '_icontains', '_nicontains', '_starts_with', '_nstarts_with', '_istarts_with', '_nistarts_with',
-  '_ends_with', '_nends_with', '_iends_with', '_niends_with', '_regex',
-]);
-
-/** Longest `_regex` pattern accepted (Postgres compiles it per statement). */
-export const MAX_REGEX_LENGTH = 500;
+// The operators live in their registry; re-exported here as part of the typed query.
+export { FILTER_OPERATORS, type FilterOperator } from './operators.ts';
 
 /** `{field: {_op: value}}`, `{_and: [...]}`, `{_or: [...]}`, `{relation: {field: {...}}}`, `{o2m: {_some|_none: {...}}}`. */
 export type Filter = { [key: string]: unknown };

@@ -2,21 +2,28 @@
  * object over `email` (`{_and|_or: [...]}`, `{email: {_ends_with: '@x.org'}}` ...). A filter that cannot be
  * understood allows nobody. */
 
+import { isFilterOperator, operatorSpec } from '../query/operators.ts';
+
 type Check = (email: string) => boolean;
 
-const OPERATORS: Record<string, (email: string, arg: unknown) => boolean> = {
-  _eq: (e, a) => typeof a === 'string' && e === a.toLowerCase(),
-  _neq: (e, a) => typeof a === 'string' && e !== a.toLowerCase(),
-  _ends_with: (e, a) => typeof a === 'string' && e.endsWith(a.toLowerCase()),
-  _nends_with: (e, a) => typeof a === 'string' && !e.endsWith(a.toLowerCase()),
-  _starts_with: (e, a) => typeof a === 'string' && e.startsWith(a.toLowerCase()),
-  _nstarts_with: (e, a) => typeof a === 'string' && !e.startsWith(a.toLowerCase()),
-  _contains: (e, a) => typeof a === 'string' && e.includes(a.toLowerCase()),
-  _icontains: (e, a) => typeof a === 'string' && e.includes(a.toLowerCase()),
-  _ncontains: (e, a) => typeof a === 'string' && !e.includes(a.toLowerCase()),
-  _in: (e, a) => Array.isArray(a) && a.some((v) => typeof v === 'string' && v.toLowerCase() === e),
-  _nin: (e, a) => Array.isArray(a) && !a.some((v) => typeof v === 'string' && v.toLowerCase() === e),
-};
+const lower = (v: unknown): unknown => (typeof v === 'string' ? v.toLowerCase() : v);
+
+/** One operator over the (lowercased) email, evaluated as permission validation does (core/query/operators.ts),
+ * caseless: the argument is lowercased too. Only the operators whose record says `email`; a one-value operator
+ * needs a string and a list operator an array (its non-strings are skipped), or the filter allows nobody. */
+function operator(op: string, arg: unknown): Check {
+  const spec = isFilterOperator(op) ? operatorSpec(op) : null;
+  if (!spec?.email) return () => false;
+  if (spec.operand === 'list') {
+    if (!Array.isArray(arg)) return () => false;
+    const members = arg.filter((v) => typeof v === 'string').map(lower);
+    return (e) => spec.check(e, { expected: members, list: () => members }) === null;
+  }
+  if (typeof arg !== 'string') return () => false;
+  const wanted = arg.toLowerCase();
+  // A valid email holds an "@", so it never reads as a number or a date: equality is plain string equality.
+  return (e) => spec.check(e, { expected: wanted, list: () => [wanted] }) === null;
+}
 
 function compile(filter: unknown, depth: number): Check {
   if (depth > 10 || typeof filter !== 'object' || filter === null || Array.isArray(filter)) return () => false;
@@ -27,10 +34,7 @@ function compile(filter: unknown, depth: number): Check {
       return key === '_and' ? (e) => parts.every((p) => p(e)) : (e) => parts.some((p) => p(e));
     }
     if (key !== 'email' || typeof value !== 'object' || value === null) return () => false;
-    const ops = Object.entries(value).map(([op, arg]) => {
-      const fn = OPERATORS[op];
-      return fn ? (e: string) => fn(e, arg) : () => false;
-    });
+    const ops = Object.entries(value).map(([op, arg]) => operator(op, arg));
     return (e) => ops.every((o) => o(e));
   });
   return (e) => checks.every((c) => c(e));
