@@ -1,6 +1,6 @@
 /** /access: the links of policies to roles and users. */
 import type { Hono } from 'hono';
-import { createAccess, deleteAccess, listAccess, readAccess, updateAccess } from '../../core/access/access-records.ts';
+import { createAccess, deleteAccess, listAccess, readAccess, updateAccess } from '../../core/admin/access-records.ts';
 import type { AppEnv } from '../http/env.ts';
 import { mountRecordRoutes } from '../http/record-routes.ts';
 

@@ -1,8 +1,9 @@
 /** /app-permissions: grant (POST), list/read, change and revoke module permissions (admin); /me for any caller. */
 import type { Hono } from 'hono';
+import { appPermissionsOfCaller } from '../../core/access/app-permissions.ts';
 import {
-  appPermissionsOfCaller, grantAppPermission, listAppPermissions, readAppPermission, revokeAppPermission, updateAppPermission,
-} from '../../core/access/app-permissions.ts';
+  grantAppPermission, listAppPermissions, readAppPermission, revokeAppPermission, updateAppPermission,
+} from '../../core/admin/app-permissions.ts';
 import { serviceContext } from '../http/context.ts';
 import type { AppEnv } from '../http/env.ts';
 import { mountRecordRoutes } from '../http/record-routes.ts';

@@ -1,6 +1,6 @@
 /** /policies: writes admin-only; reads under permissions, each policy with its `permissions` nested. */
 import type { Hono } from 'hono';
-import { createPolicy, deletePolicy, listPolicies, readPolicy, updatePolicy } from '../../core/access/policies.ts';
+import { createPolicy, deletePolicy, listPolicies, readPolicy, updatePolicy } from '../../core/admin/policies.ts';
 import type { AppEnv } from '../http/env.ts';
 import { mountRecordRoutes } from '../http/record-routes.ts';
 

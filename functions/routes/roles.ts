@@ -1,6 +1,6 @@
 /** /roles: Directus' roles endpoints (writes admin-only; reads under permissions). */
 import type { Hono } from 'hono';
-import { createRole, deleteRole, listRoles, readRole, updateRole } from '../../core/access/roles.ts';
+import { createRole, deleteRole, listRoles, readRole, updateRole } from '../../core/admin/roles.ts';
 import type { AppEnv } from '../http/env.ts';
 import { mountRecordRoutes } from '../http/record-routes.ts';
 
