@@ -1,6 +1,6 @@
 // Types: .sst/platform/config.d.ts after `sst install`; offline, infra/sst-globals.d.ts declares the subset used.
 
-/** `npx sst deploy --stage <name>`: the split topology on AWS (see infra/index.ts and README.md > Deploy).
+/** `npx sst deploy --stage <name>`: the split topology on AWS (see infra/index.ts and docs/deployment.md > Deploy).
  * SST evaluates this file itself: no top-level imports; infra/ is imported inside run(). */
 export default $config({
   app(input) {

@@ -1,4 +1,4 @@
-/** The API an extension is written against (README > Extensions). A hook extension's module exports, as its
+/** The API an extension is written against (docs/extensions.md). A hook extension's module exports, as its
  * default, a function receiving the register functions and a context:
  *
  *   export default ({ filter, action, init, schedule }, { logger }) => {
