@@ -10,13 +10,12 @@ import { pipeline, Readable } from 'node:stream';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import { InvalidPayloadError } from '../../core/errors.ts';
 import { parseForm } from '../../core/files/form.ts';
-import { parseQuery } from '../../core/query/parse.ts';
 import { exportChunks, exportFormatOf, planExport } from '../../core/transfer/export.ts';
 import { checkImport, formatOf, importStream, rawFormatOf } from '../../core/transfer/import.ts';
 import { ImportSizeLimit, importTooLarge } from '../../core/transfer/size-limit.ts';
 import { serviceContext } from '../../functions/http/context.ts';
 import type { AppEnv } from '../../functions/http/env.ts';
-import { parseQueryString } from '../../functions/http/query-string.ts';
+import { parseQueryString, queryOf } from '../../functions/http/query-string.ts';
 
 function sizeLimit(c: Context<AppEnv>): ImportSizeLimit {
   const max = c.get('services').config.transfer.importMaxSize;
@@ -66,7 +65,7 @@ export function mountTransferRoutes(app: Hono<AppEnv>): void {
     const raw = parseQueryString(c);
     const format = exportFormatOf(raw.format);
     // No QUERY_LIMIT_MAX here: an export is paged by EXPORT_BATCH_SIZE and returns all rows unless limited.
-    const query = parseQuery(raw, { maxDepth: ctx.config.querystringMaxParseDepth, maxLimit: -1 });
+    const query = queryOf(ctx.config, raw, { maxLimit: -1 });
     const collection = c.req.param('collection');
     const plan = await planExport(ctx, collection, query);
     const chunks = exportChunks(ctx, plan, format);

@@ -9,7 +9,7 @@ import { fileRecords } from '../../core/files/read.ts';
 import { InvalidPayloadError } from '../../core/errors.ts';
 import { jsonText, serviceContext } from '../../functions/http/context.ts';
 import type { AppEnv } from '../../functions/http/env.ts';
-import { requestQuery } from '../../functions/routes/system-collections.ts';
+import { cachedRequestQuery } from '../../functions/http/query-string.ts';
 
 function isMultipart(c: Context<AppEnv>): boolean {
   return /^multipart\/form-data\b/i.test(c.req.header('content-type') ?? '');
@@ -22,7 +22,7 @@ function uploadInput(c: Context<AppEnv>): UploadInput {
 }
 
 async function answer(c: Context<AppEnv>, keys: string | string[]): Promise<Response> {
-  const text = await fileRecords(await serviceContext(c), keys, requestQuery(c));
+  const text = await fileRecords(await serviceContext(c), keys, cachedRequestQuery(c));
   return text === null ? c.body(null, 204) : jsonText(c, `{"data":${text}}`);
 }
 

@@ -6,6 +6,7 @@ import { systemAccountability } from './accountability.ts';
 import type { ServiceContext } from '../context.ts';
 import { ForbiddenError, InvalidPayloadError, InvalidQueryError } from '../errors.ts';
 import { createItem, deleteItem, updateItem } from '../items/write/index.ts';
+import { parseLimits, planLimits } from '../query/limits.ts';
 import { parseFilter } from '../query/parse.ts';
 import { planFilter } from '../query/plan.ts';
 import type { Filter, Query } from '../query/types.ts';
@@ -33,11 +34,11 @@ function checkFilter(ctx: ServiceContext, collection: string, field: 'permission
   if (typeof raw !== 'object' || Array.isArray(raw)) throw invalid(field, `"${field}" must be a filter object.`);
   const { config } = ctx;
   try {
-    const filter = parseFilter(raw, { maxDepth: config.querystringMaxParseDepth, maxLimit: config.queryLimitMax }, field);
+    const filter = parseFilter(raw, parseLimits(config), field);
     if (Object.keys(filter).length > 0) {
       planFilter({
         schema: ctx.schema, permissions: FULL_SET, accountability: systemAccountability(),
-        limits: { maxDepth: config.querystringMaxParseDepth, maxLimit: config.queryLimitMax, defaultLimit: config.queryLimitDefault, maxRelationalDepth: config.maxRelationalDepth },
+        limits: planLimits(config),
       }, ctx.schema.collections[collection], filter);
     }
     return filter;

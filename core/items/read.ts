@@ -1,17 +1,18 @@
 /** Reading items: parse -> plan -> compile -> one statement -> the response JSON text. The database
  * builds the JSON, so rows are never materialised as JavaScript objects on the hot path. */
 import { loadPermissions, type PermissionSet } from '../access/permissions.ts';
+import { readAccess } from '../access/read-access.ts';
 import type { ServiceContext } from '../context.ts';
 import { inTransaction, run } from '../db/database.ts';
 import { ForbiddenError, InvalidQueryError } from '../errors.ts';
 import { compileAggregate, compileKeys, compileList, compileOne, type CompiledRead } from '../query/compile-select.ts';
 import { CompiledCache, mentionsNow } from '../query/compiled-cache.ts';
 import { coerceScalar } from '../query/filter-values.ts';
+import { planLimits } from '../query/limits.ts';
 import { planRead, type PlanContext } from '../query/plan.ts';
 import type { FilterNode, ReadPlan, RowScope } from '../query/plan-types.ts';
 import type { Query } from '../query/types.ts';
 import { ident } from '../db/database.ts';
-import { shareReadAccess } from '../shares/read-access.ts';
 import { itemsCollection } from './collection.ts';
 import { cutRecords, planRecordAwareRead, type RecordCut } from './record-reads.ts';
 
@@ -74,8 +75,7 @@ async function compiled(
     const hit = cacheFor(ctx).get(key);
     if (hit) return hit;
   }
-  const share = ctx.accountability.share;
-  const { permissions, scope } = share ? await shareReadAccess(ctx, share) : { permissions: await loadPermissions(ctx), scope: undefined };
+  const { permissions, scope } = await readAccess(ctx);
   const query = queryOf(input);
   const context = planContext(ctx, permissions, narrow && scope ? bothScopes(scope, narrow) : narrow ?? scope);
   const last: { cut: RecordCut | null } = { cut: null };
@@ -99,12 +99,7 @@ export function planContext(ctx: ServiceContext, permissions: PermissionSet, sco
     schema: ctx.schema,
     permissions,
     accountability: ctx.accountability,
-    limits: {
-      maxDepth: config.querystringMaxParseDepth,
-      maxLimit: config.queryLimitMax,
-      defaultLimit: config.queryLimitDefault,
-      maxRelationalDepth: config.maxRelationalDepth,
-    },
+    limits: planLimits(config),
     scope,
   };
 }

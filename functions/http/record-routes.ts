@@ -2,18 +2,12 @@
  * service, and the standard query parameters of a GET. */
 import type { Context, Hono } from 'hono';
 import type { ServiceContext } from '../../core/context.ts';
-import { parseQuery } from '../../core/query/parse.ts';
 import type { Query } from '../../core/query/types.ts';
 import type { Services } from '../../core/services.ts';
 import { readJson } from './body.ts';
 import { serviceContext } from './context.ts';
 import type { AppEnv } from './env.ts';
-import { parseQueryString } from './query-string.ts';
-
-export function requestQuery(c: Context<AppEnv>): Query {
-  const config = c.get('services').config;
-  return parseQuery(parseQueryString(c), { maxDepth: config.querystringMaxParseDepth, maxLimit: config.queryLimitMax });
-}
+import { requestQuery } from './query-string.ts';
 
 export interface RecordService {
   /** The whole response body (`{data, meta?}`). */

@@ -14,7 +14,7 @@ import { jsonText, serviceContext } from '../http/context.ts';
 import { mountFolderRoutes } from './folders.ts';
 import type { AppEnv } from '../http/env.ts';
 import { body, bodyObject } from './items-write.ts';
-import { requestQuery } from './system-collections.ts';
+import { cachedRequestQuery } from '../http/query-string.ts';
 
 async function providersOf(c: Context<AppEnv>) {
   const ctx = await serviceContext(c);
@@ -22,7 +22,7 @@ async function providersOf(c: Context<AppEnv>) {
 }
 
 async function written(c: Context<AppEnv>, keys: string | string[]): Promise<Response> {
-  const text = await fileRecords(await serviceContext(c), keys, requestQuery(c));
+  const text = await fileRecords(await serviceContext(c), keys, cachedRequestQuery(c));
   return text === null ? c.body(null, 204) : jsonText(c, `{"data":${text}}`);
 }
 
@@ -35,7 +35,7 @@ function keysOf(value: unknown): string[] {
 
 export function mountFileRoutes(app: Hono<AppEnv>): void {
   mountFolderRoutes(app);
-  app.get('/files', async (c) => jsonText(c, await listFiles(await serviceContext(c), requestQuery(c))));
+  app.get('/files', async (c) => jsonText(c, await listFiles(await serviceContext(c), cachedRequestQuery(c))));
 
   app.post('/files/import', async (c) => {
     const { ctx, providers } = await providersOf(c);
@@ -47,7 +47,7 @@ export function mountFileRoutes(app: Hono<AppEnv>): void {
   app.get('/files/:id', async (c) => {
     const ctx = await serviceContext(c);
     assertAuthenticated(ctx.accountability);
-    return jsonText(c, await readFile(ctx, c.req.param('id'), requestQuery(c)));
+    return jsonText(c, await readFile(ctx, c.req.param('id'), cachedRequestQuery(c)));
   });
 
   app.patch('/files/:id', async (c) => {

@@ -1,17 +1,15 @@
 /** POST, PATCH and DELETE on /items/{collection}[/{pk}]: body shapes in, primary keys out (Directus' shapes). */
 import type { Context, Hono } from 'hono';
-import type { ServiceContext } from '../../core/context.ts';
 import { InvalidPayloadError } from '../../core/errors.ts';
 import {
   createItem, createItems, deleteByQuery, deleteItem, deleteItems, updateBatch, updateByQuery, updateItem, updateItems, upsertSingleton,
 } from '../../core/items/write/index.ts';
 import { writableCollection } from '../../core/items/write/context.ts';
 import { isPlainObject } from '../../core/items/write/payload.ts';
-import { parseQuery } from '../../core/query/parse.ts';
-import type { Query } from '../../core/query/types.ts';
 import { readJson } from '../http/body.ts';
 import { serviceContext } from '../http/context.ts';
 import type { AppEnv } from '../http/env.ts';
+import { queryOf } from '../http/query-string.ts';
 
 export async function body(c: Context<AppEnv>): Promise<unknown> {
   const value = await readJson(c);
@@ -37,10 +35,6 @@ export function batchShape(value: Record<string, unknown>, withData: boolean): '
   return hasKeys ? 'keys' : 'query';
 }
 
-export function queryOf(ctx: ServiceContext, raw: unknown): Query {
-  return parseQuery(raw as Record<string, unknown>, { maxDepth: ctx.config.querystringMaxParseDepth, maxLimit: ctx.config.queryLimitMax });
-}
-
 export function mountItemsWriteRoutes(app: Hono<AppEnv>): void {
   app.post('/items/:collection', async (c) => {
     const ctx = await serviceContext(c);
@@ -60,7 +54,7 @@ export function mountItemsWriteRoutes(app: Hono<AppEnv>): void {
     if (Array.isArray(payload)) return c.json({ data: await updateBatch(ctx, collection, payload) });
     const batch = bodyObject(payload);
     if (batchShape(batch, true) === 'keys') return c.json({ data: await updateItems(ctx, collection, batch.keys, batch.data) });
-    return c.json({ data: await updateByQuery(ctx, collection, queryOf(ctx, batch.query), batch.data) });
+    return c.json({ data: await updateByQuery(ctx, collection, queryOf(ctx.config, batch.query), batch.data) });
   });
 
   app.patch('/items/:collection/:pk', async (c) => {
@@ -80,7 +74,7 @@ export function mountItemsWriteRoutes(app: Hono<AppEnv>): void {
     else {
       const batch = bodyObject(payload);
       if (batchShape(batch, false) === 'keys') await deleteItems(ctx, collection, batch.keys);
-      else await deleteByQuery(ctx, collection, queryOf(ctx, batch.query));
+      else await deleteByQuery(ctx, collection, queryOf(ctx.config, batch.query));
     }
     return c.body(null, 204);
   });

@@ -1,33 +1,20 @@
 /** Item reads: list, one, singleton and POST /search. */
 import type { Context, Hono } from 'hono';
-import type { Config } from '../../core/config.ts';
 import { readItem, readItems, readSingleton, type QueryInput } from '../../core/items/read.ts';
-import { parseQuery } from '../../core/query/parse.ts';
 import { InvalidQueryError } from '../../core/errors.ts';
 import { previewItem } from '../../core/versions/preview.ts';
 import { readJson } from '../http/body.ts';
 import { jsonText, serviceContext } from '../http/context.ts';
 import type { AppEnv } from '../http/env.ts';
-import { parseQueryString } from '../http/query-string.ts';
+import { cachedRequestQuery, queryOf } from '../http/query-string.ts';
 
 export function mountItemReadRoutes(app: Hono<AppEnv>): void {
-  const limitsOf = (config: { querystringMaxParseDepth: number; queryLimitMax: number }) =>
-    ({ maxDepth: config.querystringMaxParseDepth, maxLimit: config.queryLimitMax });
-
-  /** The query of a GET, parsed only when its compiled statement is not cached yet. */
-  const queryInput = (c: Context<AppEnv>, config: Config): QueryInput => {
-    const url = c.req.url;
-    const at = url.indexOf('?');
-    return { query: () => parseQuery(parseQueryString(c), limitsOf(config)), cacheKey: at < 0 ? '' : url.slice(at + 1) };
-  };
-
   /** The query of a preview: `version` is left out of the cache key, so every version of an item shares
    * the compiled statement of its plain read. */
-  const previewInput = (c: Context<AppEnv>, config: Config): QueryInput => {
+  const previewInput = (c: Context<AppEnv>): QueryInput => {
     const url = c.req.url;
     const at = url.indexOf('?');
-    const rest = url.slice(at + 1).split('&').filter((p) => !p.startsWith('version=')).join('&');
-    return { query: () => parseQuery(parseQueryString(c), limitsOf(config)), cacheKey: rest };
+    return cachedRequestQuery(c, url.slice(at + 1).split('&').filter((p) => !p.startsWith('version=')).join('&'));
   };
 
   app.get('/items/:collection', async (c) => {
@@ -36,7 +23,7 @@ export function mountItemReadRoutes(app: Hono<AppEnv>): void {
     if (c.req.url.includes('version=') && c.req.query('version') !== undefined) {
       throw new InvalidQueryError('"version" is not supported on list reads; read one item with ?version=<uuid>.');
     }
-    const input = queryInput(c, ctx.config);
+    const input = cachedRequestQuery(c);
     if (ctx.schema.collections[collection]?.singleton) return jsonText(c, await readSingleton(ctx, collection, input));
     return jsonText(c, await readItems(ctx, collection, input));
   });
@@ -47,12 +34,12 @@ export function mountItemReadRoutes(app: Hono<AppEnv>): void {
     if (c.req.url.includes('version=')) {
       const version = c.req.query('version');
       if (version !== undefined) {
-        const body = await previewItem(ctx, c.req.param('collection'), c.req.param('pk'), version, previewInput(c, ctx.config));
+        const body = await previewItem(ctx, c.req.param('collection'), c.req.param('pk'), version, previewInput(c));
         // Headers as a plain object (not c.header) keep @hono/node-server's fast response path.
         return c.body(body, 200, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' });
       }
     }
-    return jsonText(c, await readItem(ctx, c.req.param('collection'), c.req.param('pk'), queryInput(c, ctx.config)));
+    return jsonText(c, await readItem(ctx, c.req.param('collection'), c.req.param('pk'), cachedRequestQuery(c)));
   });
 
   app.post('/items/:collection/search', async (c) => {
@@ -62,7 +49,7 @@ export function mountItemReadRoutes(app: Hono<AppEnv>): void {
       throw new InvalidQueryError('The search body must be a query object.');
     }
     const raw = (body ?? {}) as Record<string, unknown>;
-    const query = parseQuery('query' in raw && typeof raw.query === 'object' ? raw.query as Record<string, unknown> : raw, limitsOf(ctx.config));
+    const query = queryOf(ctx.config, 'query' in raw && typeof raw.query === 'object' ? raw.query : raw);
     return jsonText(c, await readItems(ctx, c.req.param('collection'), query));
   });
 }

@@ -14,14 +14,14 @@ import { createTemplate, deleteTemplate, listTemplates, readTemplate, updateTemp
 import { serviceContext } from '../http/context.ts';
 import type { AppEnv } from '../http/env.ts';
 import { body } from './items-write.ts';
-import { requestQuery } from './system-collections.ts';
+import { cachedRequestQuery } from '../http/query-string.ts';
 
 const data = (c: Context<AppEnv>, value: unknown): Response => c.json({ data: value });
 
 export function mountNotifyAdminRoutes(app: Hono<AppEnv>): void {
-  app.get('/notify/settings', async (c) => data(c, await readNotifySettings(await serviceContext(c), requestQuery(c))));
+  app.get('/notify/settings', async (c) => data(c, await readNotifySettings(await serviceContext(c), cachedRequestQuery(c))));
   app.patch('/notify/settings', async (c) => {
-    const shown = await updateNotifySettings(await serviceContext(c), await body(c), requestQuery(c));
+    const shown = await updateNotifySettings(await serviceContext(c), await body(c), cachedRequestQuery(c));
     return shown === null ? c.body(null, 204) : data(c, shown);
   });
 
@@ -30,9 +30,9 @@ export function mountNotifyAdminRoutes(app: Hono<AppEnv>): void {
     return data(c, CHANNEL_CATALOG);
   });
 
-  app.get('/notify/providers', async (c) => c.json(await listProviders(await serviceContext(c), requestQuery(c))));
+  app.get('/notify/providers', async (c) => c.json(await listProviders(await serviceContext(c), cachedRequestQuery(c))));
   app.post('/notify/providers', async (c) => data(c, await createProvider(await serviceContext(c), await body(c))));
-  app.get('/notify/providers/:id', async (c) => data(c, await readProvider(await serviceContext(c), c.req.param('id'), requestQuery(c))));
+  app.get('/notify/providers/:id', async (c) => data(c, await readProvider(await serviceContext(c), c.req.param('id'), cachedRequestQuery(c))));
   app.patch('/notify/providers/:id/primary', async (c) => data(c, await promoteProvider(await serviceContext(c), c.req.param('id'))));
   app.patch('/notify/providers/:id', async (c) => data(c, await updateProvider(await serviceContext(c), c.req.param('id'), await body(c))));
   app.delete('/notify/providers/:id', async (c) => {
@@ -40,24 +40,24 @@ export function mountNotifyAdminRoutes(app: Hono<AppEnv>): void {
     return c.body(null, 204);
   });
 
-  app.get('/notify/layouts', async (c) => c.json(await listLayouts(await serviceContext(c), requestQuery(c))));
+  app.get('/notify/layouts', async (c) => c.json(await listLayouts(await serviceContext(c), cachedRequestQuery(c))));
   app.post('/notify/layouts', async (c) => data(c, await createLayout(await serviceContext(c), await body(c))));
-  app.get('/notify/layouts/:id', async (c) => data(c, await readLayout(await serviceContext(c), c.req.param('id'), requestQuery(c))));
+  app.get('/notify/layouts/:id', async (c) => data(c, await readLayout(await serviceContext(c), c.req.param('id'), cachedRequestQuery(c))));
   app.patch('/notify/layouts/:id', async (c) => data(c, await updateLayout(await serviceContext(c), c.req.param('id'), await body(c))));
   app.delete('/notify/layouts/:id', async (c) => {
     await deleteLayout(await serviceContext(c), c.req.param('id'));
     return c.body(null, 204);
   });
 
-  app.get('/notify/templates', async (c) => c.json(await listTemplates(await serviceContext(c), requestQuery(c))));
+  app.get('/notify/templates', async (c) => c.json(await listTemplates(await serviceContext(c), cachedRequestQuery(c))));
   app.post('/notify/templates', async (c) => data(c, await createTemplate(await serviceContext(c), await body(c))));
-  app.get('/notify/templates/:id', async (c) => data(c, await readTemplate(await serviceContext(c), c.req.param('id'), requestQuery(c))));
+  app.get('/notify/templates/:id', async (c) => data(c, await readTemplate(await serviceContext(c), c.req.param('id'), cachedRequestQuery(c))));
   app.patch('/notify/templates/:id', async (c) => data(c, await updateTemplate(await serviceContext(c), c.req.param('id'), await body(c))));
   app.delete('/notify/templates/:id', async (c) => {
     await deleteTemplate(await serviceContext(c), c.req.param('id'));
     return c.body(null, 204);
   });
-  app.get('/notify/templates/:id/contents', async (c) => c.json(await listContents(await serviceContext(c), c.req.param('id'), requestQuery(c))));
+  app.get('/notify/templates/:id/contents', async (c) => c.json(await listContents(await serviceContext(c), c.req.param('id'), cachedRequestQuery(c))));
   app.post('/notify/templates/:id/contents', async (c) => data(c, await createContent(await serviceContext(c), c.req.param('id'), await body(c))));
   app.patch('/notify/contents/:id', async (c) => data(c, await updateContent(await serviceContext(c), c.req.param('id'), await body(c))));
   app.delete('/notify/contents/:id', async (c) => {

@@ -5,12 +5,12 @@ import type { Hono } from 'hono';
 import { cancelLog, deleteLog, listLogs, logStats, readLog } from '../../core/notify/logs.ts';
 import { jsonText, serviceContext } from '../http/context.ts';
 import type { AppEnv } from '../http/env.ts';
-import { requestQuery } from './system-collections.ts';
+import { cachedRequestQuery } from '../http/query-string.ts';
 
 export function mountNotifyLogRoutes(app: Hono<AppEnv>): void {
-  app.get('/notify/logs', async (c) => jsonText(c, await listLogs(await serviceContext(c), requestQuery(c))));
+  app.get('/notify/logs', async (c) => jsonText(c, await listLogs(await serviceContext(c), cachedRequestQuery(c))));
   app.get('/notify/logs/stats', async (c) => c.json({ data: await logStats(await serviceContext(c)) }));
-  app.get('/notify/logs/:id', async (c) => jsonText(c, await readLog(await serviceContext(c), c.req.param('id'), requestQuery(c))));
+  app.get('/notify/logs/:id', async (c) => jsonText(c, await readLog(await serviceContext(c), c.req.param('id'), cachedRequestQuery(c))));
   app.patch('/notify/logs/:id/cancel', async (c) => c.json({ data: await cancelLog(await serviceContext(c), c.req.param('id')) }));
   app.delete('/notify/logs/:id', async (c) => {
     await deleteLog(await serviceContext(c), c.req.param('id'));

@@ -4,23 +4,10 @@
 import type { Context, Hono } from 'hono';
 import { SYSTEM_COLLECTIONS, type SystemCollection } from '../../core/system/collections.ts';
 import { systemService } from '../../core/system/service.ts';
-import type { QueryInput } from '../../core/items/read.ts';
-import { parseQuery } from '../../core/query/parse.ts';
 import { jsonText, serviceContext } from '../http/context.ts';
 import type { AppEnv } from '../http/env.ts';
-import { parseQueryString } from '../http/query-string.ts';
-import { batchShape, body, bodyObject, queryOf } from './items-write.ts';
-
-/** The query of the request's query string, parsed only when its compiled statement is not cached yet. */
-export function requestQuery(c: Context<AppEnv>): QueryInput {
-  const config = c.get('services').config;
-  const url = c.req.url;
-  const at = url.indexOf('?');
-  return {
-    query: () => parseQuery(parseQueryString(c), { maxDepth: config.querystringMaxParseDepth, maxLimit: config.queryLimitMax }),
-    cacheKey: at < 0 ? '' : url.slice(at + 1),
-  };
-}
+import { cachedRequestQuery, queryOf } from '../http/query-string.ts';
+import { batchShape, body, bodyObject } from './items-write.ts';
 
 async function serviceOf(c: Context<AppEnv>, def: SystemCollection) {
   const services = c.get('services');
@@ -36,11 +23,11 @@ export function mountSystemCollection(app: Hono<AppEnv>, def: SystemCollection):
   const base = `/${def.path}`;
   app.get(base, async (c) => {
     const { service } = await serviceOf(c, def);
-    return jsonText(c, await service.list(requestQuery(c)));
+    return jsonText(c, await service.list(cachedRequestQuery(c)));
   });
   app.get(`${base}/:id`, async (c) => {
     const { service } = await serviceOf(c, def);
-    return jsonText(c, await service.one(c.req.param('id'), requestQuery(c)));
+    return jsonText(c, await service.one(c.req.param('id'), cachedRequestQuery(c)));
   });
   if (def.readOnly) return;
 
@@ -48,7 +35,7 @@ export function mountSystemCollection(app: Hono<AppEnv>, def: SystemCollection):
     const { service } = await serviceOf(c, def);
     const payload = await body(c);
     const keys = await service.create(Array.isArray(payload) ? payload : bodyObject(payload));
-    return written(c, await service.records(keys, requestQuery(c)));
+    return written(c, await service.records(keys, cachedRequestQuery(c)));
   });
   app.patch(base, async (c) => {
     const { ctx, service } = await serviceOf(c, def);
@@ -59,14 +46,14 @@ export function mountSystemCollection(app: Hono<AppEnv>, def: SystemCollection):
       const batch = bodyObject(payload);
       keys = batchShape(batch, true) === 'keys'
         ? await service.updateMany({ keys: batch.keys, data: batch.data })
-        : await service.updateMany({ query: queryOf(ctx, batch.query), data: batch.data });
+        : await service.updateMany({ query: queryOf(ctx.config, batch.query), data: batch.data });
     }
-    return written(c, await service.records(keys, requestQuery(c)));
+    return written(c, await service.records(keys, cachedRequestQuery(c)));
   });
   app.patch(`${base}/:id`, async (c) => {
     const { service } = await serviceOf(c, def);
     const key = await service.updateOne(c.req.param('id'), bodyObject(await body(c)));
-    return written(c, await service.records(key, requestQuery(c)));
+    return written(c, await service.records(key, cachedRequestQuery(c)));
   });
   app.delete(base, async (c) => {
     const { ctx, service } = await serviceOf(c, def);
@@ -75,7 +62,7 @@ export function mountSystemCollection(app: Hono<AppEnv>, def: SystemCollection):
     else {
       const batch = bodyObject(payload);
       if (batchShape(batch, false) === 'keys') await service.deleteMany({ keys: batch.keys });
-      else await service.deleteMany({ query: queryOf(ctx, batch.query) });
+      else await service.deleteMany({ query: queryOf(ctx.config, batch.query) });
     }
     return c.body(null, 204);
   });

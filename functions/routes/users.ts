@@ -1,12 +1,9 @@
 /** /users (SPEC.md > Users) in Directus' wire shapes: CRUD, /users/me, invitations, registration, two-factor. */
 import type { Context, Hono } from 'hono';
 import { readCurrentUser, selectFields } from '../../core/auth/me.ts';
-import type { ServiceContext } from '../../core/context.ts';
 import { InvalidPayloadError } from '../../core/errors.ts';
 import { readItem, readItems } from '../../core/items/read.ts';
 import { isPlainObject } from '../../core/items/write/payload.ts';
-import { parseQuery } from '../../core/query/parse.ts';
-import type { Query } from '../../core/query/types.ts';
 import { acceptInvite, inviteUsers } from '../../core/users/invite.ts';
 import { updateMe } from '../../core/users/me.ts';
 import { registerUser, verifyRegistration } from '../../core/users/register.ts';
@@ -17,7 +14,7 @@ import { confirmTfa, disableOwnTfa, disableTfaOf, enableTfa, generateTfa } from 
 import { readJson, readJsonObject } from '../http/body.ts';
 import { jsonText, serviceContext } from '../http/context.ts';
 import type { AppEnv } from '../http/env.ts';
-import { parseQueryString } from '../http/query-string.ts';
+import { parseQueryString, queryOf, requestQuery } from '../http/query-string.ts';
 
 const USERS = 'svc_users';
 
@@ -25,10 +22,6 @@ async function requiredBody(c: Context<AppEnv>): Promise<unknown> {
   const value = await readJson(c);
   if (value === undefined || value === null) throw new InvalidPayloadError('Invalid payload. Payload in body is required.');
   return value;
-}
-
-function queryOf(ctx: ServiceContext, raw: Record<string, unknown>): Query {
-  return parseQuery(raw, { maxDepth: ctx.config.querystringMaxParseDepth, maxLimit: ctx.config.queryLimitMax });
 }
 
 /** Directus' validateBatch: exactly one of `keys` and `query` (plus `data` on update). */
@@ -96,12 +89,12 @@ export function mountUserRoutes(app: Hono<AppEnv>): void {
 
   app.get('/users', async (c) => {
     const ctx = { ...(await serviceContext(c)), system: true };
-    return jsonText(c, await readItems(ctx, USERS, queryOf(ctx, parseQueryString(c))));
+    return jsonText(c, await readItems(ctx, USERS, requestQuery(c)));
   });
 
   app.get('/users/:id', async (c) => {
     const ctx = { ...(await serviceContext(c)), system: true };
-    return jsonText(c, await readItem(ctx, USERS, c.req.param('id'), queryOf(ctx, parseQueryString(c))));
+    return jsonText(c, await readItem(ctx, USERS, c.req.param('id'), requestQuery(c)));
   });
 
   app.post('/users', async (c) => {
@@ -116,7 +109,7 @@ export function mountUserRoutes(app: Hono<AppEnv>): void {
     if (Array.isArray(body)) return c.json({ data: await updateUserBatch(services, ctx, body) });
     if (!isPlainObject(body)) throw new InvalidPayloadError('Invalid payload. Body must be an object.');
     if (batchKind(body, true) === 'keys') return c.json({ data: await updateUsers(services, ctx, body.keys, body.data) });
-    return c.json({ data: await updateUsersByQuery(services, ctx, queryOf(ctx, body.query as Record<string, unknown>), body.data) });
+    return c.json({ data: await updateUsersByQuery(services, ctx, queryOf(ctx.config, body.query), body.data) });
   });
 
   app.patch('/users/:id', async (c) => {

@@ -10,7 +10,7 @@ import { promoteByCaller } from '../../core/versions/promote.ts';
 import { readJson } from '../http/body.ts';
 import { jsonText, serviceContext } from '../http/context.ts';
 import type { AppEnv } from '../http/env.ts';
-import { requestQuery } from '../http/record-routes.ts';
+import { requestQuery } from '../http/query-string.ts';
 
 export function mountVersionRoutes(app: Hono<AppEnv>): void {
   app.post('/versions', async (c) => {
