@@ -21,7 +21,7 @@ export interface PlanContext {
   accountability: Accountability;
   limits: ParseLimits & { defaultLimit: number; maxDepth: number; maxRelationalDepth: number };
   /** Set for share tokens: every read of a collection, nested ones and relational filters included, is
-   * narrowed to the rows in reach (core/shares/reach.ts). */
+   * narrowed to the rows in reach (core/access/share-reach.ts). */
   scope?: RowScope;
 }
 

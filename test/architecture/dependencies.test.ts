@@ -98,8 +98,6 @@ const ALLOWED_VIOLATIONS: Readonly<Record<string, string>> = {
     'takes the whole Services (the composition root); narrow it to the ports it uses',
   'core/files/metadata.ts -> core/assets/load-sharp.ts':
     'image metadata reuses the lazy sharp loader of assets/',
-  'core/items/read.ts -> core/shares/read-access.ts':
-    'items/ looks up the read scope of a share token (to be passed in by access)',
   'core/items/record-reads.ts -> core/versions/readable-delta.ts':
     'reads of svc_versions cut each delta to readable fields',
   'core/items/write/nested.ts -> core/shares/mint.ts':

@@ -15,7 +15,7 @@
  * share reads its one item of the shared collection wherever it appears (not, say, the author's other posts
  * through `author.posts`). Paths are at most MAX_RELATIONAL_DEPTH long and at most MAX_PATHS are kept,
  * shortest first, so the statement stays bounded on densely related schemas. */
-import type { PermissionSet, ResolvedPermission } from '../access/permissions.ts';
+import type { PermissionSet, ResolvedPermission } from './permissions.ts';
 import type { FilterNode, RowScope } from '../query/plan-types.ts';
 import type { CollectionOverview, FieldOverview, SchemaOverview } from '../schema/types.ts';
 
