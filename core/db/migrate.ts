@@ -1,5 +1,5 @@
 import { Migrator, type Kysely, type Migration, type MigrationProvider } from 'kysely';
-import { migrations } from '../../migrations/index.ts';
+import { derivedSchema, migrations } from '../../migrations/index.ts';
 import type { Database } from './database.ts';
 import { onSessionWithTimeout } from './statement-budget.ts';
 
@@ -29,4 +29,5 @@ async function migrate(db: Kysely<any>): Promise<void> {
     const failed = results?.find((r) => r.status === 'Error');
     throw new Error(`Migration ${failed?.migrationName ?? ''} failed: ${String((error as Error).message ?? error)}`);
   }
+  for (const step of derivedSchema) await step(db);
 }

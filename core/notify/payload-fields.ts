@@ -4,9 +4,6 @@ import { randomBytes } from 'node:crypto';
 import { InvalidPayloadError } from '../errors.ts';
 import { isPlainObject } from '../items/write/payload.ts';
 
-export const CHANNELS = ['email', 'chat', 'inapp'] as const;
-export type Channel = (typeof CHANNELS)[number];
-
 export function bodyObject(body: unknown): Record<string, unknown> {
   if (!isPlainObject(body)) throw new InvalidPayloadError('Invalid payload. Body must be a JSON object.');
   return body;
@@ -57,6 +54,13 @@ export function requiredPort(field: string, v: unknown): number {
   return p;
 }
 
+/** The keys whose value is given (undefined ones left out). */
+export function definedKeys(keys: Record<string, unknown>): Record<string, unknown> {
+  const r: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(keys)) if (v !== undefined) r[k] = v;
+  return r;
+}
+
 export function optionalObject(field: string, v: unknown): Record<string, unknown> | null | undefined {
   if (v === undefined || v === null) return v;
   if (!isPlainObject(v)) fail(field, 'must be an object');
@@ -93,17 +97,6 @@ export function emailList(field: string, v: unknown): string[] | null | undefine
   if (!Array.isArray(v) || v.length > 100) fail(field, 'must be an array of at most 100 email addresses');
   v.forEach((a, i) => { if (!isEmailAddress(a)) fail(`${field}[${i}]`, 'must be an email address'); });
   return v as string[];
-}
-
-export function channelList(field: string, v: unknown, opts: { nonEmpty: boolean }): Channel[] | null | undefined {
-  if (v === undefined || (v === null && !opts.nonEmpty)) return v as null | undefined;
-  if (!Array.isArray(v)) fail(field, `must be an array of channels (${CHANNELS.join(', ')})`);
-  if (opts.nonEmpty && v.length === 0) fail(field, 'must name at least one channel');
-  for (const c of v) {
-    if (!(CHANNELS as readonly unknown[]).includes(c)) fail(field, `must only contain known channels (${CHANNELS.join(', ')}), got ${JSON.stringify(c).slice(0, 40)}`);
-  }
-  if (new Set(v).size !== v.length) fail(field, 'must not repeat a channel');
-  return v as Channel[];
 }
 
 export function oneOf<T extends string>(field: string, v: unknown, values: readonly T[]): T {

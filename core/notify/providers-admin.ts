@@ -14,9 +14,10 @@ import { createItem, deleteItem, updateItem, updateItems } from '../items/write/
 import { requireAdmin } from './admin-access.ts';
 import { inNotifyTransaction, listRecords, nowIso, oneRecord, type Row } from './admin-records.ts';
 import {
-  bodyObject, CHANNELS, intId, oneOf, optionalBoolean, optionalObject, optionalString, rejectUnknown, requiredString, type Channel,
+  bodyObject, intId, oneOf, optionalBoolean, optionalObject, optionalString, rejectUnknown, requiredString,
 } from './payload-fields.ts';
-import { validateProviderConfig, validateProviderType, type EmailType } from './provider-config.ts';
+import { CHANNEL_IDS, type Channel, type ProviderType } from './channels/registry.ts';
+import { validateProviderConfig, validateProviderType } from './provider-config.ts';
 import { parseJsonColumn } from './providers-store.ts';
 import { MASK, maskObject, sealObject, sealValue } from './secrets.ts';
 
@@ -74,7 +75,7 @@ export async function createProvider(ctx: ServiceContext, body: unknown): Promis
   rejectUnknown(input, WRITABLE);
   const secret = ctx.config.secret;
   const name = requiredString('name', input.name);
-  const channel = oneOf('channel', input.channel, CHANNELS);
+  const channel = oneOf('channel', input.channel, CHANNEL_IDS);
   const type = validateProviderType(channel, input.type);
   const config = validateProviderConfig(channel, type, keepMasked(optionalObject('config', input.config) ?? {}, {}));
   const isPrimary = optionalBoolean('is_primary', input.is_primary) ?? false;
@@ -90,14 +91,14 @@ export async function createProvider(ctx: ServiceContext, body: unknown): Promis
   });
 }
 
-interface StoredProvider { id: number; channel: Channel; type: EmailType | null; config: Record<string, unknown>; is_primary: boolean; webhook_secret: string | null }
+interface StoredProvider { id: number; channel: Channel; type: ProviderType | null; config: Record<string, unknown>; is_primary: boolean; webhook_secret: string | null }
 
 async function lockProvider(trx: ServiceContext, id: number): Promise<StoredProvider> {
   const [row] = await run<Row>(trx.db, 'select id, channel, type, config, is_primary, webhook_secret from svc_notify_providers where id = $1 for update', [id]);
   if (!row) throw new NotFoundError(`${LABEL} "${id}" doesn't exist.`);
   const config = parseJsonColumn(row.config);
   return {
-    id, channel: row.channel as Channel, type: (row.type ?? null) as EmailType | null,
+    id, channel: row.channel as Channel, type: (row.type ?? null) as ProviderType | null,
     config: config && typeof config === 'object' && !Array.isArray(config) ? (config as Record<string, unknown>) : {},
     is_primary: row.is_primary === true, webhook_secret: typeof row.webhook_secret === 'string' ? row.webhook_secret : null,
   };

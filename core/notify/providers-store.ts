@@ -1,12 +1,10 @@
 /** Reading notification providers for sending and webhook verification: config and webhook_secret decrypted
  * (SECRET, core/notify/secrets.ts). Never hand these records to an HTTP answer; the admin API masks them. */
 import { run, type Executor } from '../db/database.ts';
+import type { Channel, ProviderType } from './channels/registry.ts';
 import { openObject, openValue } from './secrets.ts';
 
-export type NotifyChannel = 'email' | 'chat' | 'inapp';
-export type NotifyProviderType = 'smtp' | 'cloud_mail' | 'sendmail' | 'gateway_mail';
-
-export interface NotifyProvider { id: number; name: string; channel: 'email' | 'chat' | 'inapp'; type: 'smtp' | 'cloud_mail' | 'sendmail' | 'gateway_mail' | null; config: Record<string, unknown>; is_primary: boolean; enabled: boolean; webhook_enabled: boolean; webhook_secret: string | null }
+export interface NotifyProvider { id: number; name: string; channel: Channel; type: ProviderType | null; config: Record<string, unknown>; is_primary: boolean; enabled: boolean; webhook_enabled: boolean; webhook_secret: string | null }
 
 export const PROVIDER_COLUMNS = 'id, name, channel, type, config, is_primary, enabled, webhook_enabled, webhook_secret';
 
@@ -23,8 +21,8 @@ export function sealedProvider(row: Record<string, unknown>): NotifyProvider {
   return {
     id: Number(row.id),
     name: String(row.name),
-    channel: row.channel as NotifyChannel,
-    type: (row.type ?? null) as NotifyProviderType | null,
+    channel: row.channel as Channel,
+    type: (row.type ?? null) as ProviderType | null,
     config: config && typeof config === 'object' && !Array.isArray(config) ? (config as Record<string, unknown>) : {},
     is_primary: row.is_primary === true,
     enabled: row.enabled === true,
@@ -47,7 +45,7 @@ export async function loadProvider(db: Executor, secret: string, id: number): Pr
 }
 
 /** The enabled primary provider of a channel, decrypted. */
-export async function primaryProvider(db: Executor, secret: string, channel: 'email' | 'chat' | 'inapp'): Promise<NotifyProvider | null> {
+export async function primaryProvider(db: Executor, secret: string, channel: Channel): Promise<NotifyProvider | null> {
   const [row] = await run(db, `select ${PROVIDER_COLUMNS} from svc_notify_providers where channel = $1 and is_primary and enabled limit 1`, [channel]);
   return row ? opened(row, secret) : null;
 }

@@ -37,6 +37,13 @@ export function recipientList(raw: unknown): string[] {
   return [...new Set(raw as string[])];
 }
 
+/** POST /notify/test-send's recipients for a channel that takes them as given (chat) or looks them up itself (in-app). */
+export function plainRecipientList(raw: unknown): string[] {
+  if (!Array.isArray(raw) || raw.length === 0) throw new InvalidPayloadError('"recipients" is required (a non-empty array)', { field: 'recipients' });
+  if (raw.length > 100 || raw.some((r) => typeof r !== 'string' || r.length > 255)) throw new InvalidPayloadError('"recipients" must hold at most 100 strings', { field: 'recipients' });
+  return raw as string[];
+}
+
 /** isUuid without narrowing (recipients are strings either way). */
 const uuid = (r: string): boolean => isUuid(r);
 

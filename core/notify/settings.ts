@@ -10,8 +10,9 @@ import { readItemData, type QueryInput } from '../items/read.ts';
 import { updateItem } from '../items/write/index.ts';
 import { authorize, notifyContext } from './admin-access.ts';
 import { inNotifyTransaction, type Row } from './admin-records.ts';
+import { channelList } from './channels/registry.ts';
 import {
-  bodyObject, channelList, emailList, httpUrl, oneOf, optionalBoolean, optionalPort, optionalString, rejectUnknown, requiredString, sender,
+  bodyObject, emailList, httpUrl, oneOf, optionalBoolean, optionalPort, optionalString, rejectUnknown, requiredString, sender,
 } from './payload-fields.ts';
 import { parseJsonColumn } from './providers-store.ts';
 import { MASK, maskObject, openObject, sealObject } from './secrets.ts';

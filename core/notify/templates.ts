@@ -10,8 +10,9 @@ import type { QueryInput } from '../items/read.ts';
 import { createItem, deleteItem, deleteItems, updateItem } from '../items/write/index.ts';
 import { authorize } from './admin-access.ts';
 import { inNotifyTransaction, listRecords, notFound, nowIso, oneRecord, type Row } from './admin-records.ts';
+import { channelList } from './channels/registry.ts';
 import {
-  bodyObject, channelList, generatedId, oneOf, optionalBoolean, optionalString, optionalText, rejectUnknown, requiredString, slugId,
+  bodyObject, generatedId, oneOf, optionalBoolean, optionalString, optionalText, rejectUnknown, requiredString, slugId,
 } from './payload-fields.ts';
 import { assertJsonSchema } from './syntax-check.ts';
 

@@ -6,10 +6,10 @@ import type { ServiceContext } from '../context.ts';
 import { ForbiddenError, InvalidPayloadError } from '../errors.ts';
 import type { Services } from '../services.ts';
 import { run, type Executor } from '../db/database.ts';
+import { channelRecord } from './channels/registry.ts';
 import { createSender, specOfProvider } from './channels/resolve.ts';
 import { insertNotifications } from './inapp.ts';
 import { loadProvider } from './providers-store.ts';
-import { emailList } from './recipients.ts';
 import { readSendSettings } from './send-settings.ts';
 import { isUuid } from '../uuid.ts';
 
@@ -31,8 +31,9 @@ export async function testSend(services: Services, ctx: ServiceContext, raw: unk
   const db = services.database.db;
   const provider = await loadProvider(db, services.config.secret, id);
   if (!provider) throw new InvalidPayloadError(`Provider ${id} doesn't exist`, { field: 'provider_id' });
-  if (provider.channel === 'inapp') return testInApp(db, ctx, stringRecipients(body.recipients), subject, body.content);
-  const recipients = provider.channel === 'email' ? emailList('recipients', body.recipients, true) : stringRecipients(body.recipients);
+  const channel = channelRecord(provider.channel);
+  const recipients = channel.recipients.test(body.recipients);
+  if (channel.delivery.kind === 'inbox') return testInApp(db, ctx, recipients, subject, body.content);
   const settings = await readSendSettings(db, services.config.secret);
   let sender;
   try {
@@ -60,10 +61,4 @@ async function testInApp(db: Executor, ctx: ServiceContext, recipients: string[]
   });
   if (reached.length === 0) return { success: false, message: 'None of the recipients is a user: in-app notifications go to users.' };
   return { success: true, message: `Delivered to ${reached.length} of ${recipients.length} recipient(s).` };
-}
-
-function stringRecipients(raw: unknown): string[] {
-  if (!Array.isArray(raw) || raw.length === 0) throw new InvalidPayloadError('"recipients" is required (a non-empty array)', { field: 'recipients' });
-  if (raw.length > 100 || raw.some((r) => typeof r !== 'string' || r.length > 255)) throw new InvalidPayloadError('"recipients" must hold at most 100 strings', { field: 'recipients' });
-  return raw as string[];
 }

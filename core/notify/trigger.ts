@@ -11,6 +11,7 @@ import { inTransaction, run, type Executor } from '../db/database.ts';
 import { InvalidPayloadError } from '../errors.ts';
 import type { Services } from '../services.ts';
 import { systemContext } from '../system/service.ts';
+import { CHANNEL_IDS, channelRecord, isChannel, type Channel } from './channels/registry.ts';
 import { deliverInApp } from './inapp.ts';
 import { parseJsonColumn } from './providers-store.ts';
 import { emailList, recipientList, resolveRecipients } from './recipients.ts';
@@ -18,9 +19,6 @@ import { renderMessage, type Rendered } from './render/engine.ts';
 import { validateVariables } from './render/variables.ts';
 import { readSendSettings } from './send-settings.ts';
 import { wakeAfterCommit } from './wake.ts';
-
-export const CHANNELS = ['email', 'chat', 'inapp'] as const;
-export type TriggerChannel = (typeof CHANNELS)[number];
 
 const FIELDS = ['template_id', 'recipients', 'cc', 'bcc', 'variables', 'locale', 'channels', 'scheduled_at', 'metadata'];
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?(Z|[+-]\d{2}:?\d{2})$/;
@@ -44,16 +42,16 @@ function parseScheduledAt(raw: unknown, now: number): Date | null {
   return at;
 }
 
-function parseChannels(raw: unknown): TriggerChannel[] | null {
+function parseChannels(raw: unknown): Channel[] | null {
   if (raw === undefined || raw === null) return null;
   if (!Array.isArray(raw) || raw.length === 0) throw new InvalidPayloadError('"channels" must be a non-empty array', { field: 'channels' });
   for (const c of raw) {
-    if (!(CHANNELS as readonly unknown[]).includes(c)) throw new InvalidPayloadError(`Unknown channel ${JSON.stringify(c)}: one of ${CHANNELS.join(', ')}`, { field: 'channels' });
+    if (!isChannel(c)) throw new InvalidPayloadError(`Unknown channel ${JSON.stringify(c)}: one of ${CHANNEL_IDS.join(', ')}`, { field: 'channels' });
   }
-  return [...new Set(raw as TriggerChannel[])];
+  return [...new Set(raw as Channel[])];
 }
 
-async function selectContent(db: Executor, templateId: string, channel: TriggerChannel, locale: string): Promise<ContentRow | undefined> {
+async function selectContent(db: Executor, templateId: string, channel: Channel, locale: string): Promise<ContentRow | undefined> {
   // The channel's provider first (enabled primary, then enabled, then others), within it the locale, then `default`.
   const [row] = await run<ContentRow>(db, `select c.id, c.subject, c.content, c.locale, c.provider_id, p.enabled
     from svc_notify_template_contents c join svc_notify_providers p on p.id = c.provider_id
@@ -94,28 +92,29 @@ export async function triggerNotification(services: Services, ctx: ServiceContex
 
   validateVariables(template.id, parseJsonColumn(template.variables_schema), variables);
   if (template.layout_id) validateVariables(`layout:${template.layout_id}`, parseJsonColumn(template.layout_schema), variables);
-  const who = await resolveRecipients(db, recipients, channels.includes('inapp'));
+  const who = await resolveRecipients(db, recipients, channels.some((c) => channelRecord(c).recipients.needsUsers));
   const ccAll = template.cc_admin ? [...new Set([...cc, ...settings.admin_emails])] : cc;
 
-  const plans: { channel: TriggerChannel; content: ContentRow; rendered: Rendered; to: string[] }[] = [];
+  const plans: { channel: Channel; inbox: boolean; copies: boolean; content: ContentRow; rendered: Rendered; to: string[] }[] = [];
   for (const channel of channels) {
+    const record = channelRecord(channel);
     const content = await selectContent(db, template.id, channel, locale);
     if (!content) throw new InvalidPayloadError(`Template "${template.id}" has no active content for the ${channel} channel (locale "${locale}" or "default")`, { field: 'channels' });
-    const layout = template.layout_content && channel === 'email' ? { kind: 'layout' as const, id: template.layout_id ?? '', text: template.layout_content } : null;
+    const layout = template.layout_content && record.message.layout ? { kind: 'layout' as const, id: template.layout_id ?? '', text: template.layout_content } : null;
     const rendered = renderMessage({
       subject: content.subject ? { kind: 'subject', id: content.id, text: content.subject } : null,
       content: { kind: 'content', id: content.id, text: content.content },
       layout,
     }, variables);
-    const to = channel === 'email' ? who.emails() : channel === 'inapp' ? who.users() : recipients;
-    plans.push({ channel, content, rendered, to });
+    const to = record.recipients.of(who, recipients);
+    plans.push({ channel, inbox: record.delivery.kind === 'inbox', copies: record.message.copies, content, rendered, to });
   }
 
   return inTransaction(db, async (trx: Transaction<any>) => {
     const ids: number[] = [];
     let pending = false;
     for (const p of plans) {
-      if (p.channel === 'inapp' && scheduledAt === null) {
+      if (p.inbox && scheduledAt === null) {
         const { logId } = await deliverInApp(trx, {
           recipients: p.to, subject: p.rendered.subject || template.id, message: p.rendered.content, sender: ctx.accountability.user ?? null,
           log: { template_id: template.id, provider_id: p.content.provider_id, locale, variables, metadata },
@@ -127,8 +126,8 @@ export async function triggerNotification(services: Services, ctx: ServiceContex
           locale, variables, subject_rendered, content_rendered, scheduled_at, metadata)
         values ('pending', $1, $2, $3, $4::json, $5::json, $6::json, $7, $8::json, $9, $10, $11, $12::json) returning id`,
       [template.id, p.channel, p.content.enabled ? p.content.provider_id : null, JSON.stringify(p.to),
-        p.channel === 'email' && ccAll.length ? JSON.stringify(ccAll) : null, p.channel === 'email' && bcc.length ? JSON.stringify(bcc) : null,
-        locale, JSON.stringify(variables), p.channel === 'inapp' ? p.rendered.subject || template.id : p.rendered.subject, p.rendered.content,
+        p.copies && ccAll.length ? JSON.stringify(ccAll) : null, p.copies && bcc.length ? JSON.stringify(bcc) : null,
+        locale, JSON.stringify(variables), p.inbox ? p.rendered.subject || template.id : p.rendered.subject, p.rendered.content,
         scheduledAt, metadata === null ? null : JSON.stringify(metadata)]);
       ids.push(row.id);
       pending = true;

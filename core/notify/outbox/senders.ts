@@ -4,7 +4,7 @@
 import type { Config } from '../../config.ts';
 import type { Executor } from '../../db/database.ts';
 import { createSender, resolveSender, type Resolved } from '../channels/resolve.ts';
-import { inAppSender } from '../channels/inapp.ts';
+import { channelRecord, isChannel } from '../channels/registry.ts';
 import type { ChannelSender } from '../channels/types.ts';
 
 const RESOLVE_TTL_MS = 1000;
@@ -13,13 +13,19 @@ const MAX_SENDERS = 20;
 export class SenderPool {
   readonly #resolved = new Map<string, { at: number; value: Promise<Resolved> }>();
   readonly #senders = new Map<string, ChannelSender>();
-  #inApp: ChannelSender | null = null;
+  /** Senders of channels delivered in this database, by channel. */
+  readonly #inbox = new Map<string, ChannelSender>();
 
   constructor(private readonly db: Executor, private readonly config: Config, private readonly poolSize: number) {}
 
   async get(channel: string, providerId: number | null): Promise<{ sender: ChannelSender; providerId: number | null }> {
-    // In-app delivery writes rows in this database; its provider only names the channel's contents.
-    if (channel === 'inapp') return { sender: (this.#inApp ??= inAppSender(this.db)), providerId };
+    // Inbox delivery (in-app) writes rows in this database; its provider only names the channel's contents.
+    const delivery = isChannel(channel) ? channelRecord(channel).delivery : null;
+    if (delivery?.kind === 'inbox') {
+      let inbox = this.#inbox.get(channel);
+      if (!inbox) this.#inbox.set(channel, inbox = delivery.sender(this.db));
+      return { sender: inbox, providerId };
+    }
     const key = `${channel}:${providerId ?? ''}`;
     let entry = this.#resolved.get(key);
     if (!entry || Date.now() - entry.at > RESOLVE_TTL_MS) {

@@ -1,4 +1,5 @@
 /** The notification module (functions/routes/notify-*.ts). */
+import { CHANNEL_CATALOG } from '../../notify/channels/registry.ts';
 import { LIST_PARAMETERS, ONE_PARAMETERS } from '../components.ts';
 import { operation } from '../operation.ts';
 import type { SchemaObject } from '../types.ts';
@@ -39,7 +40,7 @@ export function notifyEndpoints(ctx: SystemContext): Endpoint[] {
     })),
     endpoint('get', '/notify/channels', operation({
       id: 'readNotifyChannels', summary: 'The channel catalogue (admin)', tag,
-      data: arrayOf({ type: 'object', properties: { id: { type: 'string', enum: ['email', 'inapp', 'chat'] }, name: str, description: str, icon: str } }),
+      data: arrayOf({ type: 'object', properties: { id: { type: 'string', enum: CHANNEL_CATALOG.map((c) => c.id) }, name: str, description: str, icon: str } }),
     })),
     ...resource(ctx, '/notify/providers', 'svc_notify_providers', 'Providers', 'provider'),
     endpoint('patch', '/notify/providers/{id}/primary', operation({
