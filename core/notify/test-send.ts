@@ -5,13 +5,10 @@
 import type { ServiceContext } from '../context.ts';
 import { ForbiddenError, InvalidPayloadError } from '../errors.ts';
 import type { Services } from '../services.ts';
-import { run, type Executor } from '../db/database.ts';
 import { channelRecord } from './channels/registry.ts';
 import { createSender, specOfProvider } from './channels/resolve.ts';
-import { insertNotifications } from './inapp.ts';
 import { loadProvider } from './providers-store.ts';
 import { readSendSettings } from './send-settings.ts';
-import { isUuid } from '../uuid.ts';
 
 const FIELDS = ['provider_id', 'recipients', 'subject', 'content', 'metadata'];
 
@@ -33,7 +30,7 @@ export async function testSend(services: Services, ctx: ServiceContext, raw: unk
   if (!provider) throw new InvalidPayloadError(`Provider ${id} doesn't exist`, { field: 'provider_id' });
   const channel = channelRecord(provider.channel);
   const recipients = channel.recipients.test(body.recipients);
-  if (channel.delivery.kind === 'inbox') return testInApp(db, ctx, recipients, subject, body.content);
+  if (channel.delivery.kind === 'inbox') return channel.delivery.test(db, ctx.accountability.user ?? null, recipients, subject, body.content);
   const settings = await readSendSettings(db, services.config.secret);
   let sender;
   try {
@@ -49,16 +46,4 @@ export async function testSend(services: Services, ctx: ServiceContext, raw: unk
   } finally {
     sender.close();
   }
-}
-
-async function testInApp(db: Executor, ctx: ServiceContext, recipients: string[], subject: string, content: string): Promise<{ success: boolean; message: string }> {
-  const uuid = (r: string): boolean => isUuid(r); // without narrowing: recipients are strings either way
-  const ids = recipients.filter(uuid);
-  const emails = recipients.filter((r) => !uuid(r)).map((r) => r.toLowerCase());
-  const users = await run<{ id: string }>(db, 'select id from svc_users where id = any($1::uuid[]) or lower(email) = any($2::text[])', [ids, emails]);
-  const reached = await insertNotifications(db, {
-    recipients: users.map((u) => u.id), subject: subject || 'Test notification', message: content, sender: ctx.accountability.user ?? null,
-  });
-  if (reached.length === 0) return { success: false, message: 'None of the recipients is a user: in-app notifications go to users.' };
-  return { success: true, message: `Delivered to ${reached.length} of ${recipients.length} recipient(s).` };
 }

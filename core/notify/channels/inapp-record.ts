@@ -2,7 +2,7 @@
  * config. Recipients are users: a user id, or the address of a user. */
 import { rejectUnknown } from '../payload-fields.ts';
 import { plainRecipientList } from '../recipients.ts';
-import { inAppSender } from './inapp.ts';
+import { inAppSender, testInApp } from './inapp.ts';
 import type { ChannelRecord } from './record.ts';
 
 export const inAppChannel = {
@@ -18,5 +18,5 @@ export const inAppChannel = {
     test: plainRecipientList,
   },
   message: { layout: false, copies: false },
-  delivery: { kind: 'inbox', sender: inAppSender },
+  delivery: { kind: 'inbox', sender: inAppSender, test: testInApp },
 } as const satisfies ChannelRecord;

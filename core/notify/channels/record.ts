@@ -35,7 +35,12 @@ export interface RemoteDelivery {
 export interface InboxDelivery {
   kind: 'inbox';
   sender(db: Executor): ChannelSender;
+  /** POST /notify/test-send through one of its providers: a notice from `sender` (a user id) delivered at once;
+   * reaching no one is `success: false`. */
+  test(db: Executor, sender: string | null, recipients: string[], subject: string, content: string): Promise<TestResult>;
 }
+
+export interface TestResult { success: boolean; message: string }
 
 export interface ChannelRecord {
   catalogue: CatalogueEntry;
