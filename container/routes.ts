@@ -1,15 +1,6 @@
-/** Routes served by the long-running container: multipart uploads, resumable uploads (tus), assets, and
- * import/export (long streamed bodies, beyond a Lambda's 6 MB and 15 minutes). */
-import type { Hono } from 'hono';
-import type { AppEnv } from '../functions/http/env.ts';
-import { mountUploadRoutes } from './routes/uploads.ts';
-import { mountTusRoutes } from './tus.ts';
-import { mountAssetRoutes } from './assets.ts';
-import { mountTransferRoutes } from './routes/transfer.ts';
+/** Every route the long-running container serves beyond /server, each group of ./routes/groups.ts imported with this
+ * module (top-level await) and mounted in the list's order: the eager mount of ./app.ts (the apps the tests build). */
+import { eagerMount, type MountRoutes } from '../functions/http/lazy-routes.ts';
+import { CONTAINER_ROUTE_GROUPS } from './routes/groups.ts';
 
-export function mountContainerRoutes(app: Hono<AppEnv>): void {
-  mountUploadRoutes(app);
-  mountTusRoutes(app);
-  mountAssetRoutes(app);
-  mountTransferRoutes(app);
-}
+export const mountContainerRoutes: MountRoutes = await eagerMount(CONTAINER_ROUTE_GROUPS);

@@ -1,6 +1,6 @@
 /** AWS Lambda entry (API Gateway HTTP API, payload v2). Services are created once per warm container.
  *
- * Bundled by functions/build.ts (`npm run build:lambda`). Importing this module does no work beyond defining the
+ * Bundled by scripts/build-lambda.ts (`npm run build:lambda`). Importing this module does no work beyond defining the
  * handler: configuration, the pg pool, the shared store, the queue and the extensions are set up on the first event
  * (`init`) and kept for every later invocation of the same instance. The schema overview is loaded on the first
  * request that needs it and revalidated through the shared store's version key (core/schema/cache.ts). */

@@ -1,4 +1,4 @@
-/** The deployable Lambda bundle (functions/build.ts), not the TypeScript sources: built once into a temporary
+/** The deployable Lambda bundle (scripts/build-lambda.ts), not the TypeScript sources: built once into a temporary
  * directory, then imported by a FRESH `node` process (no tsx, as the nodejs20.x runtime does) that hands its exported
  * `handler` API Gateway HTTP API v2 events (test/bench/lambda-child.mjs). The database part needs a Postgres server
  * (TEST_DATABASE_URL: the Lambda always runs on DATABASE_URL, never on the embedded database); CI sets it. */
@@ -7,7 +7,7 @@ import { execFile } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { builtinModules } from 'node:module';
 import { join, resolve } from 'node:path';
-import { buildLambda, EXTERNALS, type LambdaBuild } from '../functions/build.ts';
+import { buildLambda, EXTERNALS, type LambdaBuild } from '../scripts/build-lambda.ts';
 import { cloneTestDatabase, type TestDatabase } from './helpers/app.ts';
 import { ADMIN_EMAIL, ADMIN_TOKEN, testEnv } from './helpers/template.ts';
 
@@ -57,7 +57,7 @@ afterAll(() => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
-describe('Lambda bundle (functions/build.ts)', () => {
+describe('Lambda bundle (scripts/build-lambda.ts)', () => {
   it('is ESM whose externals are only imported lazily (nothing native or embedded loads at import)', () => {
     expect(out.bytes).toBeGreaterThan(100_000);
     // Code splitting: what only import() reaches (migrations, bootstrap) is not part of the cold-start bytes.
@@ -85,8 +85,9 @@ describe('Lambda bundle (functions/build.ts)', () => {
     const cold = out.coldStartInputs;
     expect(cold).toContain('functions/lambda.ts');
     expect(cold).toContain('functions/http/lazy-routes.ts');
-    // Route groups are imported by the first request reaching them (functions/routes/lazy.ts).
-    expect(cold.filter((f) => /^functions\/routes\/(?!lazy\.ts|manifest\.ts)/.test(f))).toEqual([]);
+    // Route groups are imported by the first request reaching them (functions/routes/lazy.ts): the list of groups
+    // and the manifest are read, no group module.
+    expect(cold.filter((f) => /^functions\/routes\/(?!lazy\.ts|groups\.ts|manifest\.ts)/.test(f))).toEqual([]);
     const packages = new Set(cold.map((f) => /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(f)?.[1]).filter(Boolean));
     for (const lazy of ['graphql', 'graphql-yoga', 'nodemailer', 'ioredis', 'ajv', 'handlebars', 'rate-limiter-flexible', 'zod',
       '@aws-sdk/client-s3', '@aws-sdk/client-sqs', '@aws-sdk/lib-storage', '@aws-sdk/client-sesv2', 'prom-client', 'qs', 'otplib']) {

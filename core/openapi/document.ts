@@ -26,11 +26,9 @@ export interface DocumentInput {
   title: string;
   version: string;
   publicUrl: string;
-  /** Routes of the app serving the document. */
+  /** Routes of the service behind the router: the serving app's route table and the container half's routes
+   * (functions/routes/openapi.ts; the Lambda functions half serves none of those itself). */
   served: Served;
-  /** The app has no container routes (Lambda functions half): container operations are served by the
-   * container behind the same router, so they are documented without checking. */
-  functionsOnly: boolean;
 }
 
 /** Every system operation the service knows how to describe (before checking which are routed). */
@@ -97,8 +95,7 @@ export function buildDocument(input: DocumentInput): OpenApiDocument {
   };
 
   for (const e of systemEndpoints(ctx)) {
-    const routed = (e.container && input.functionsOnly) || input.served(e.method, e.path);
-    if (!routed) continue;
+    if (!input.served(e.method, e.path)) continue;
     (paths[e.path] ??= {})[e.method] = e.op;
     for (const t of e.op.tags) addTag(t);
   }
@@ -125,7 +122,7 @@ export class OpenApiCache {
   readonly #built = new WeakMap<SchemaOverview, { key: string; text: string }>();
 
   text(input: DocumentInput): string {
-    const key = JSON.stringify([input.title, input.version, input.publicUrl, input.functionsOnly]);
+    const key = JSON.stringify([input.title, input.version, input.publicUrl]);
     const hit = this.#built.get(input.schema);
     if (hit && hit.key === key) return hit.text;
     const text = JSON.stringify(buildDocument(input));

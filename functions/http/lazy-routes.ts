@@ -1,6 +1,7 @@
 /** Route groups registered from a manifest and loaded on first use.
  *
- * A group is a module whose mount function registers routes (functions/routes/*.ts). Importing it pulls its
+ * A group is a module whose mount function registers routes, listed once per half (functions/routes/groups.ts,
+ * container/routes/groups.ts); the eager mount of a half is derived from the same list (eagerMount). Importing it pulls its
  * dependencies (GraphQL, the OpenAPI builder, Ajv, Handlebars, ...), which a Lambda cold start should not pay for
  * when the first request is for another group. So the app registers each route of the group at once, with the
  * method and path the manifest records (functions/routes/manifest.ts), in the group's own order: routing, route order
@@ -9,7 +10,7 @@
  * recording app, checks that what it registered is what the manifest says, and calls the real handler with the
  * same context and `next`; later requests call it directly.
  *
- * The manifest is generated (functions/routes/manifest-write.ts) and test/lambda-routes.test.ts fails when it is
+ * The manifest is generated (scripts/route-manifest.ts) and test/lambda-routes.test.ts fails when it is
  * out of date; a group whose routes differ from the manifest at run time answers 500 with that message rather than
  * being served from the wrong routes. */
 import { Hono, type MiddlewareHandler } from 'hono';
@@ -28,7 +29,7 @@ export interface RouteGroup {
 export type RouteManifest = Readonly<Record<string, readonly (readonly [string, string])[]>>;
 
 /** Where a stale manifest is regenerated from (in the error it causes). */
-export const MANIFEST_COMMAND = 'npx tsx functions/routes/manifest-write.ts';
+export const MANIFEST_COMMAND = 'npx tsx scripts/route-manifest.ts';
 
 export interface RecordedGroup {
   routes: [string, string][];
@@ -116,4 +117,15 @@ export async function recordManifest(groups: readonly RouteGroup[]): Promise<Rec
     out[group.name] = recordGroup(await group.load()).routes;
   }
   return out;
+}
+
+/** Every group imported now, one after another (modules evaluate in list order, as static imports would), as one
+ * mount function that registers them all in order: a half's eager mount (functions/routes/index.ts,
+ * container/routes.ts). */
+export async function eagerMount(groups: readonly RouteGroup[]): Promise<MountRoutes> {
+  const mounts: MountRoutes[] = [];
+  for (const group of groups) mounts.push(await group.load());
+  return (app) => {
+    for (const mount of mounts) mount(app);
+  };
 }

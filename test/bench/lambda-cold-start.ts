@@ -1,4 +1,4 @@
-/** Lambda cold start: fresh `node` processes (no tsx), each importing a bundle (functions/build.ts) and answering
+/** Lambda cold start: fresh `node` processes (no tsx), each importing a bundle (scripts/build-lambda.ts) and answering
  * API Gateway v2 events through its exported `handler` (test/bench/lambda-child.mjs):
  *   1. GET /server/ping — the first event: creates the instance's services and loads the extensions (which reads
  *      and records them in the database: the first database connection is opened here);
@@ -21,7 +21,7 @@ import { loadavg, cpus } from 'node:os';
 import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import pg from 'pg';
-import { buildLambda, mb } from '../../functions/build.ts';
+import { buildLambda, mb } from '../../scripts/build-lambda.ts';
 import { startSqs } from '../helpers/sqs-server.ts';
 import { ADMIN_EMAIL, ADMIN_TOKEN, PG_TEMPLATE_DB, testEnv, withDatabase } from '../helpers/template.ts';
 
@@ -127,7 +127,7 @@ try {
 load average at the start: ${loadStart}, at the end: ${load}. Postgres at ${new URL(BASE).host}, Redis at ${new URL(REDIS).host}, the
 SQS test server on 127.0.0.1.
 
-Bundle (\`npm run build:lambda\`, functions/build.ts): minified ESM, code-split. Read and compiled at a cold start
+Bundle (\`npm run build:lambda\`, scripts/build-lambda.ts): minified ESM, code-split. Read and compiled at a cold start
 (index.mjs and the chunks it imports statically): **${out.bytes} bytes (${mb(out.bytes)})**; with the chunks only
 \`import()\` reaches (each route group, GraphQL, OpenAPI, the AWS SDK clients, ioredis, the rate limiter, nodemailer,
 migrations, ...): ${out.totalBytes} bytes (${mb(out.totalBytes)}). The raw reference bundle: ${raw.bytes} bytes (${mb(raw.bytes)}).

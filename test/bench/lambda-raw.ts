@@ -1,5 +1,5 @@
 /** The raw reference of the Lambda cold-start bench (test/bench/lambda-cold-start.ts): the least a Hono Lambda on
- * this stack does for the same events, bundled the same way (functions/build.ts). Hono behind `hono/aws-lambda`, a
+ * this stack does for the same events, bundled the same way (scripts/build-lambda.ts). Hono behind `hono/aws-lambda`, a
  * Kysely over a pg pool of 2 created on the first event, which runs one query (as the real first event's extension
  * lookup opens the first connection); GET /server/ping answers `pong`, GET /items/:collection selects `fields` (a
  * comma list, checked as identifiers) with `limit` from the table. No configuration, authentication, permissions,

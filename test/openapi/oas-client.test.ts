@@ -9,6 +9,7 @@ import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildDocument, HIDDEN_SYSTEM, OpenApiCache, systemEndpoints, type DocumentInput } from '../../core/openapi/document.ts';
 import { servedBy } from '../../core/openapi/served.ts';
+import { serviceRoutes } from '../../functions/routes/openapi.ts';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
 import { createContentModel } from '../helpers/fixtures.ts';
 
@@ -92,7 +93,7 @@ export default post;
 
 describe('catalogue and cache', () => {
   const input = (over: Partial<DocumentInput> = {}): DocumentInput => ({
-    title: 'T', version: '1', publicUrl: 'http://x', functionsOnly: false, served: servedBy(t.app.routes), ...over,
+    title: 'T', version: '1', publicUrl: 'http://x', served: servedBy(t.app.routes), ...over,
   }) as DocumentInput;
 
   it('every described system route is served (a typo in a described path would show here)', async () => {
@@ -103,14 +104,15 @@ describe('catalogue and cache', () => {
     expect(missing).toEqual([]);
   });
 
-  it('an operation the app does not route is left out; the functions half keeps container operations', async () => {
+  it('an operation the app does not route is left out; the functions half keeps container operations (from the route manifest)', async () => {
     const schema = await t.services.schema.get();
     const withoutVersions = servedBy(t.app.routes.filter((r) => !r.path.startsWith('/versions')));
     const a = buildDocument(input({ schema, served: withoutVersions }));
     expect(a.paths['/versions']).toBeUndefined();
     expect(a.paths['/users']).toBeDefined();
-    const functionsOnly = servedBy(t.app.routes.filter((r) => !r.path.startsWith('/assets') && !r.path.startsWith('/tus')));
-    const b = buildDocument(input({ schema, served: functionsOnly, functionsOnly: true }));
+    const functionsHalf = t.app.routes.filter((r) => !r.path.startsWith('/assets') && !r.path.startsWith('/tus'));
+    expect(buildDocument(input({ schema, served: servedBy(functionsHalf) })).paths['/assets/{id}']).toBeUndefined();
+    const b = buildDocument(input({ schema, served: servedBy(serviceRoutes(functionsHalf)) }));
     expect(b.paths['/assets/{id}']?.get).toBeDefined();
     expect(b.paths['/tus']?.post).toBeDefined();
   });

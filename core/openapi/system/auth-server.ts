@@ -133,13 +133,13 @@ function graphqlAndUtils(): Endpoint[] {
         'multipart/form-data': { type: 'object', required: ['file'], properties: { file: { type: 'string', format: 'binary' } } },
         ...csvOrJson,
       },
-    }), true),
+    })),
     endpoint('get', '/utils/export/{collection}', operation({
       id: 'exportItems', summary: 'Export items as a CSV or JSON attachment', tag: 'Utilities', pathParams: true,
       parameters: [collection, { name: 'format', in: 'query', schema: { type: 'string', enum: ['csv', 'json'] } }, ...LIST_PARAMETERS],
       media: { type: 'text/csv', schema: str },
       extra: { 200: { description: 'The items as an attachment', content: { 'text/csv': { schema: str }, 'application/json': { schema: { type: 'array', items: freeObject() } } } } },
-    }), true),
+    })),
   ];
 }
 

@@ -44,7 +44,7 @@ function files(ctx: SystemContext): Endpoint[] {
     endpoint('post', '/files', operation({
       id: 'uploadFiles', summary: 'Upload one or more files (multipart)', tag, parameters: ONE_PARAMETERS,
       content: { 'multipart/form-data': UPLOAD }, data: oneOrMany(file), maybeEmpty: true,
-    }), true),
+    })),
     endpoint('patch', '/files', operation({
       id: 'updateFiles', summary: 'Update the metadata of several files', tag, parameters: ONE_PARAMETERS,
       body: { type: 'object', required: ['keys', 'data'], properties: { keys: arrayOf(key), data: file } }, data: arrayOf(file), maybeEmpty: true,
@@ -77,7 +77,7 @@ function files(ctx: SystemContext): Endpoint[] {
         304: { description: 'Not modified' },
         416: { description: 'Range start beyond the end of the file (RANGE_NOT_SATISFIABLE)', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } },
       },
-    }), true),
+    })),
     endpoint('post', '/tus', operation({
       id: 'createUpload', summary: 'Start a resumable upload (tus 1.0.0)', tag: 'Uploads', status: 201,
       description: 'Headers `Tus-Resumable: 1.0.0`, `Upload-Length`, `Upload-Metadata` (filename, filetype, folder); the upload URL is in `Location`.',
@@ -86,11 +86,11 @@ function files(ctx: SystemContext): Endpoint[] {
         { name: 'Upload-Length', in: 'header', required: true, schema: { type: 'integer', minimum: 0 } },
         { name: 'Upload-Metadata', in: 'header', schema: str },
       ],
-    }), true),
+    })),
     endpoint('head', '/tus/{id}', operation({
       id: 'readUploadOffset', summary: 'Offset of a resumable upload (`Upload-Offset` header)', tag: 'Uploads', pathParams: true,
       parameters: [pathParam('id', 'Upload id'), { name: 'Tus-Resumable', in: 'header', required: true, schema: { type: 'string', enum: ['1.0.0'] } }],
-    }), true),
+    })),
     endpoint('patch', '/tus/{id}', operation({
       id: 'appendUpload', summary: 'Append a chunk to a resumable upload', tag: 'Uploads', status: 204, pathParams: true,
       parameters: [
@@ -99,11 +99,11 @@ function files(ctx: SystemContext): Endpoint[] {
         { name: 'Upload-Offset', in: 'header', required: true, schema: { type: 'integer', minimum: 0 } },
       ],
       content: { 'application/offset+octet-stream': binary },
-    }), true),
+    })),
     endpoint('delete', '/tus/{id}', operation({
       id: 'deleteUpload', summary: 'Abort a resumable upload', tag: 'Uploads', status: 204, pathParams: true,
       parameters: [pathParam('id', 'Upload id'), { name: 'Tus-Resumable', in: 'header', required: true, schema: { type: 'string', enum: ['1.0.0'] } }],
-    }), true),
+    })),
   ];
 }
 

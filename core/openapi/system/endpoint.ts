@@ -6,8 +6,6 @@ export interface Endpoint {
   method: HttpMethod;
   /** OpenAPI path (`/users/{id}`). */
   path: string;
-  /** Served by the container half (assets, tus, multipart uploads). */
-  container?: boolean;
   op: OperationObject;
 }
 
@@ -36,6 +34,6 @@ export const freeObject = (description?: string): SchemaObject => ({
   type: 'object', additionalProperties: true, ...(description ? { description } : {}),
 });
 
-export function endpoint(method: HttpMethod, path: string, op: OperationObject, container = false): Endpoint {
-  return container ? { method, path, op, container } : { method, path, op };
+export function endpoint(method: HttpMethod, path: string, op: OperationObject): Endpoint {
+  return { method, path, op };
 }
