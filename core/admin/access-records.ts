@@ -5,7 +5,7 @@ import { ForbiddenError, InvalidPayloadError } from '../errors.ts';
 import { createItem, deleteItem, updateItem } from '../items/write/index.ts';
 import type { Query } from '../query/types.ts';
 import type { Services } from '../services.ts';
-import { changeAccess, readRecord, readRecords, requireAdmin, type RecordData } from '../access/system-records.ts';
+import { changeAccess, readRecord, readRecords, requireAdmin, type RecordData } from './system-records.ts';
 import { isUuid } from '../uuid.ts';
 
 

@@ -8,8 +8,8 @@ import { run } from '../db/database.ts';
 import { ForbiddenError, InvalidPayloadError } from '../errors.ts';
 import { createItem, deleteItem, updateItem } from '../items/write/index.ts';
 import type { Services } from '../services.ts';
-import { nestedPermissions } from '../access/permission-records.ts';
-import { cascade, changeAccess, requireAdmin, type RecordData } from '../access/system-records.ts';
+import { nestedPermissions } from './permission-records.ts';
+import { cascade, changeAccess, requireAdmin, type RecordData } from './system-records.ts';
 import { readersWithToMany } from './to-many-reads.ts';
 import { isUuid } from '../uuid.ts';
 

@@ -6,7 +6,7 @@ import { run } from '../db/database.ts';
 import { ForbiddenError, InvalidPayloadError, UnprocessableContentError } from '../errors.ts';
 import { createItem, deleteItem, updateItem } from '../items/write/index.ts';
 import type { Services } from '../services.ts';
-import { cascade, changeAccess, requireAdmin, type RecordData } from '../access/system-records.ts';
+import { cascade, changeAccess, requireAdmin, type RecordData } from './system-records.ts';
 import { readersWithToMany } from './to-many-reads.ts';
 import { isUuid } from '../uuid.ts';
 

@@ -3,7 +3,7 @@
 import type { ServiceContext } from '../context.ts';
 import { ForbiddenError } from '../errors.ts';
 import type { Query } from '../query/types.ts';
-import { canRead, readRecord, readRecords, type RecordData } from '../access/system-records.ts';
+import { canRead, readRecord, readRecords, type RecordData } from './system-records.ts';
 import { isUuid } from '../uuid.ts';
 
 /** How a to-many alias reads through its collection's dedicated endpoint (`permissions` on policies,

@@ -13,7 +13,7 @@ import { InvalidTokenError, TokenRevokedError } from '../errors.ts';
 import type { Accountability } from '../access/accountability.ts';
 import { buildAccountability, type Principal } from '../access/resolve.ts';
 import type { Services } from '../services.ts';
-import { impersonationStopped } from '../access/impersonation.ts';
+import { impersonationStopped } from './impersonation.ts';
 import { wasRevoked } from './revoked.ts';
 import { liveSession, sessionIsLive, sessionRef, shareSessionIsLive } from './sessions.ts';
 import { tokenCutoff } from './token-cutoff.ts';

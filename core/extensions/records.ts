@@ -3,7 +3,7 @@
 import type { ServiceContext } from '../context.ts';
 import { run } from '../db/database.ts';
 import { NotFoundError } from '../errors.ts';
-import { requireAdmin } from '../access/system-records.ts';
+import { requireAdmin } from '../admin/system-records.ts';
 import { assertAuthenticated } from '../access/authenticated.ts';
 import { maskConfig } from '../storage/provider-config.ts';
 import { isUuid } from '../uuid.ts';

@@ -9,7 +9,7 @@ import {
   createItem, createItems, deleteItems, updateBatch, updateByQuery, updateItem, updateItems, type PrimaryKey,
 } from '../items/write/index.ts';
 import { selectKeys } from '../items/select-keys.ts';
-import { cascade } from '../access/system-records.ts';
+import { cascade } from '../admin/system-records.ts';
 import type { Query } from '../query/types.ts';
 import type { Services } from '../services.ts';
 import { adminPasswordRule, asPayload, checkFields, checkUniqueEmails, emailsOf, type UserPayload } from './payload.ts';

@@ -1,6 +1,6 @@
 /** POST /auth/impersonate `{user}` -> `{data: {access_token, expires}}`; POST /auth/impersonate/stop -> 204. */
 import type { Hono } from 'hono';
-import { startImpersonation, stopImpersonation } from '../../core/access/impersonation.ts';
+import { startImpersonation, stopImpersonation } from '../../core/auth/impersonation.ts';
 import { bearerToken } from '../http/authenticate.ts';
 import { readJson } from '../http/body.ts';
 import { serviceContext } from '../http/context.ts';

@@ -2,7 +2,7 @@
 import type { Hono } from 'hono';
 import {
   createPermission, deletePermission, listPermissions, permissionsOfCaller, readPermission, updatePermission,
-} from '../../core/access/permission-records.ts';
+} from '../../core/admin/permission-records.ts';
 import { serviceContext } from '../http/context.ts';
 import type { AppEnv } from '../http/env.ts';
 import { mountRecordRoutes } from '../http/record-routes.ts';

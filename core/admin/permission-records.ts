@@ -1,8 +1,8 @@
 /** Permission records (svc_permissions): admin CRUD with the collection, action and filters validated
  * before anything is stored, and GET /permissions/me, the caller's permissions as the permission engine
  * resolves them (Directus 11 shape: collection -> action -> {access, fields, permissions, validation, presets}). */
-import { loadPermissions, type PermissionAction, type PermissionSet } from './permissions.ts';
-import { systemAccountability } from './accountability.ts';
+import { loadPermissions, type PermissionAction, type PermissionSet } from '../access/permissions.ts';
+import { systemAccountability } from '../access/accountability.ts';
 import type { ServiceContext } from '../context.ts';
 import { ForbiddenError, InvalidPayloadError, InvalidQueryError } from '../errors.ts';
 import { createItem, deleteItem, updateItem } from '../items/write/index.ts';

@@ -9,7 +9,7 @@ import { ForbiddenError } from '../errors.ts';
 import { readItemData, readItems } from '../items/read.ts';
 import { deleteItems, updateItems } from '../items/write/index.ts';
 import type { Query } from '../query/types.ts';
-import { loadPermissions } from './permissions.ts';
+import { loadPermissions } from '../access/permissions.ts';
 import type { Services } from '../services.ts';
 
 export type RecordData = Record<string, unknown>;

@@ -12,10 +12,10 @@ import { createHash } from 'node:crypto';
 import type { ServiceContext } from '../context.ts';
 import { run } from '../db/database.ts';
 import { ForbiddenError, InvalidPayloadError } from '../errors.ts';
-import { signAccessToken } from '../auth/tokens.ts';
+import { signAccessToken } from './tokens.ts';
 import type { Services } from '../services.ts';
 import type { SharedStore } from '../store/shared-store.ts';
-import { accessFor } from './resolve.ts';
+import { accessFor } from '../access/resolve.ts';
 import { isUuid } from '../uuid.ts';
 
 
