@@ -3,7 +3,7 @@
  * uploads (tus_id set) do not exist here. */
 import { isUuid } from '../uuid.ts';
 import type { Executor } from '../db/database.ts';
-import { run } from '../db/database.ts';
+import { selectAssetFile } from '../files/table.ts';
 
 export interface AssetFile {
   id: string;
@@ -23,13 +23,9 @@ export interface AssetFile {
 export const ASSET_FILE_FIELDS = ['id', 'storage', 'filename_disk', 'filename_download', 'type', 'filesize', 'width', 'height',
   'focal_point_x', 'focal_point_y', 'modified_on'] as const;
 
-
-interface Row extends Omit<AssetFile, 'filesize' | 'modified_on'> { filesize: string | number | null; modified_on: Date | string }
-
 export async function loadAssetFile(db: Executor, id: string): Promise<AssetFile | null> {
   if (!isUuid(id)) return null;
-  const [row] = await run<Row>(db, `/*p*/ select id, storage, filename_disk, filename_download, type, filesize, width, height,
-    focal_point_x, focal_point_y, modified_on from svc_files where id = $1 and tus_id is null`, [id.toLowerCase()]);
+  const row = await selectAssetFile(db, id.toLowerCase());
   if (!row) return null;
   return {
     ...row,

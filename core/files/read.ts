@@ -2,12 +2,12 @@
  * files yet, so lists leave them out and single reads answer them as missing. */
 import type { ServiceContext } from '../context.ts';
 import { resolvePermission } from '../access/permissions.ts';
-import { run } from '../db/database.ts';
 import { ForbiddenError } from '../errors.ts';
 import { readItemData, readItems, type QueryInput } from '../items/read.ts';
 import type { Filter, Query } from '../query/types.ts';
 import { FILES } from './records.ts';
 import { fileRow } from './rows.ts';
+import { selectIncompleteIds } from './table.ts';
 
 const COMPLETE: Filter = { tus_id: { _null: true } };
 
@@ -26,8 +26,8 @@ async function hidingFilter(ctx: ServiceContext): Promise<{ filter: Filter | nul
   if (!permission || permission.fields === null || permission.fields.has('tus_id') || permission.fields.has('*')) {
     return { filter: COMPLETE, cacheable: true };
   }
-  const hidden = await run<{ id: string }>(ctx.db, 'select id::text as id from svc_files where tus_id is not null limit $1', [MAX_HIDDEN_BY_KEY]);
-  return { filter: hidden.length ? { id: { _nin: hidden.map((h) => h.id) } } : null, cacheable: false };
+  const hidden = await selectIncompleteIds(ctx.db, MAX_HIDDEN_BY_KEY);
+  return { filter: hidden.length ? { id: { _nin: hidden } } : null, cacheable: false };
 }
 
 function and(query: Query, filter: Filter | null): Query {

@@ -1,23 +1,16 @@
 /** Reading the storage facts of file rows directly (no permission: callers check theirs through the items
  * services first). */
 import type { ServiceContext } from '../context.ts';
-import { run } from '../db/database.ts';
 import { ForbiddenError } from '../errors.ts';
 import { isUuid } from '../uuid.ts';
+import { selectFileRows, type FileRow } from './table.ts';
 
-export { isUuid };
-
-export interface FileRow {
-  id: string;
-  storage: string;
-  filename_disk: string | null;
-  tus_id: string | null;
-}
+export { isUuid, type FileRow };
 
 export async function fileRows(ctx: ServiceContext, ids: readonly string[]): Promise<FileRow[]> {
   const valid = ids.filter(isUuid);
   if (valid.length === 0) return [];
-  return run<FileRow>(ctx.db, 'select id, storage, filename_disk, tus_id from svc_files where id = any($1::uuid[])', [valid]);
+  return selectFileRows(ctx.db, valid);
 }
 
 export async function fileRow(ctx: ServiceContext, id: string): Promise<FileRow | null> {

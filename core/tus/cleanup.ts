@@ -2,7 +2,7 @@
  * (cleanupExpiredUploads), and staged bytes whose row is gone. */
 import { opendir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { run } from '../db/database.ts';
+import { uploadExists } from '../files/table.ts';
 import type { Services } from '../services.ts';
 import { scheduleCron } from '../schedule/cron.ts';
 import { tusStaging, type TusStaging } from './staging.ts';
@@ -22,8 +22,7 @@ async function sweepOrphans(services: Services, rt: TusStaging, now: Date): Prom
     const data = await stat(join(rt.directory, id)).catch(() => null);
     const last = Math.max(info?.mtimeMs ?? 0, data?.mtimeMs ?? 0);
     if (last >= cutoff) continue;
-    const [row] = await run(services.database.db, 'select 1 from svc_files where tus_id = $1', [id]);
-    if (row) continue;
+    if (await uploadExists(services.database.db, id)) continue;
     await rt.staging.remove(id).catch(() => {});
     removed.push(id);
   }

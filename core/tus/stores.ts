@@ -4,7 +4,7 @@
 import type { Readable } from 'node:stream';
 import { FileStore } from '@tus/file-store';
 import { DataStore, ERRORS, type Upload } from '@tus/utils';
-import { run } from '../db/database.ts';
+import { appendUploadParts, selectUploadParts, selectUploadStorage } from '../files/table.ts';
 import type { Services } from '../services.ts';
 import { ObjectstoreDriver } from '../storage/objectstore.ts';
 import type { RecordedPartsS3Store, PartLog, UploadedPart } from './s3-store.ts';
@@ -14,14 +14,11 @@ export function rowPartLog(services: Services): PartLog {
   const db = () => services.database.db;
   return {
     async append(uploadId: string, part: UploadedPart): Promise<void> {
-      await run(db(), `update svc_files set tus_data = (coalesce(tus_data::jsonb, '{}'::jsonb)
-          || jsonb_build_object('parts', coalesce(tus_data::jsonb -> 'parts', '[]'::jsonb) || $2::jsonb))::json
-        where tus_id = $1`, [uploadId, JSON.stringify([part])]);
+      await appendUploadParts(db(), uploadId, JSON.stringify([part]));
     },
     async list(uploadId: string): Promise<UploadedPart[]> {
-      const [row] = await run<{ parts: UploadedPart[] | string | null }>(db(),
-        "select tus_data::jsonb -> 'parts' as parts from svc_files where tus_id = $1", [uploadId]);
-      const parts = typeof row?.parts === 'string' ? JSON.parse(row.parts) : row?.parts;
+      const stored = await selectUploadParts(db(), uploadId);
+      const parts: unknown = typeof stored === 'string' ? JSON.parse(stored) : stored;
       return Array.isArray(parts) ? parts : [];
     },
   };
@@ -51,9 +48,9 @@ export class ProviderStores extends DataStore {
   }
 
   async storeOf(id: string): Promise<FileStore | RecordedPartsS3Store> {
-    const [row] = await run<{ storage: string }>(this.services.database.db, 'select storage from svc_files where tus_id = $1', [id]);
-    if (!row) throw ERRORS.FILE_NOT_FOUND;
-    return this.storeFor(row.storage);
+    const storage = await selectUploadStorage(this.services.database.db, id);
+    if (storage === null) throw ERRORS.FILE_NOT_FOUND;
+    return this.storeFor(storage);
   }
 
   override async create(upload: Upload): Promise<Upload> {

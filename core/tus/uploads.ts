@@ -10,13 +10,18 @@
 import { Readable } from 'node:stream';
 import type { Accountability } from '../access/accountability.ts';
 import type { ServiceContext } from '../context.ts';
-import { inTransaction, run, type Executor } from '../db/database.ts';
+import { inTransaction, type Executor } from '../db/database.ts';
 import { ContentTooLargeError, ForbiddenError, InvalidPayloadError, NotFoundError, ServiceError, UnsupportedMediaTypeError } from '../errors.ts';
 import { createItem, updateItem } from '../items/write/index.ts';
 import type { Services } from '../services.ts';
 import type { StorageDriver } from '../storage/driver.ts';
 import { safeExtension } from '../storage/keys.ts';
 import { probeStoredFile } from '../files/metadata.ts';
+import { FILES } from '../files/records.ts';
+import {
+  claimExpiredUploads, completeUploadRow, deleteUploadRow, isCompleteAt, isKeyReferenced, lockFileForReplace, markUploading,
+  restoreReplacedFile, selectUpload, touchUploadRow, type UploadFileRow,
+} from '../files/table.ts';
 import { isUuid } from '../uuid.ts';
 
 /** A tus protocol answer that has no code in SPEC.md > Errors (409 conflict, 410 gone): sent as tus sends it. */
@@ -26,18 +31,8 @@ export class TusStatus extends Error {
 
 export const GONE = () => new TusStatus(410, 'The upload has expired\n');
 
-export interface UploadRow {
-  id: string;
-  storage: string;
-  filename_disk: string | null;
-  filename_download: string;
-  type: string | null;
-  uploaded_by: string | null;
-  modified_by: string | null;
-  modified_on: Date | string;
-  tus_id: string;
-  tus_data: TusData | string | null;
-}
+/** An upload's row (core/files/table.ts reads and writes it); `tus_data` holds a TusData, read by `tusData`. */
+export type UploadRow = UploadFileRow;
 
 /** What svc_files.tus_data holds while an upload runs. */
 export interface TusData {
@@ -48,7 +43,7 @@ export interface TusData {
 }
 
 export function tusData(row: UploadRow): TusData {
-  return (typeof row.tus_data === 'string' ? JSON.parse(row.tus_data) : row.tus_data) ?? { size: 0, metadata: {} };
+  return ((typeof row.tus_data === 'string' ? JSON.parse(row.tus_data) : row.tus_data) as TusData | null) ?? { size: 0, metadata: {} };
 }
 
 const MIME = /^[a-z0-9][a-z0-9!#$&^_.+-]{0,126}\/[a-z0-9][a-z0-9!#$&^_.+-]{0,126}$/i;
@@ -111,33 +106,30 @@ export async function beginUpload(services: Services, ctx: ServiceContext, tusId
     const tctx: ServiceContext = { ...system, db: trx };
     if (req.replace) {
       if (req.replace !== tusId) throw new InvalidPayloadError('"id" must be the uuid of an existing file.');
-      const [row] = await run<UploadRow & { title: string | null }>(trx,
-        'select id, storage, filename_disk, filename_download, type, title, tus_id from svc_files where id = $1 for update', [req.replace]);
+      const row = await lockFileForReplace(trx, req.replace);
       // A missing file reads like one the caller can't see (Directus' 403 for invisible items).
       if (!row) throw new ForbiddenError();
       if (row.tus_id) throw new TusStatus(409, 'The file already has an upload in progress\n');
       if (req.storage && req.storage !== row.storage) throw new InvalidPayloadError('A replacement is stored where the file is ("storage" can\'t change).');
       assertTusStorage(providers.has(row.storage) ? providers.get(row.storage) : null, row.storage);
       // Perm(update) on this row (row filter, fields, validation): the items service refuses otherwise.
-      await updateItem(tctx, 'svc_files', row.id, {
+      await updateItem(tctx, FILES, row.id, {
         filename_download: req.filename, type: req.type, ...(req.title !== null ? { title: req.title } : {}),
         ...(req.folder !== null ? { folder: req.folder } : {}),
       });
       const data: TusData = { size, metadata: stringMeta(meta), replace: { previous: { filename_download: row.filename_download, type: row.type, title: row.title } } };
-      await run(trx, 'update svc_files set tus_id = $1, tus_data = $2, modified_on = now(), modified_by = $3 where id = $4',
-        [tusId, JSON.stringify(data), ctx.accountability.user, row.id]);
+      await markUploading(trx, row.id, tusId, JSON.stringify(data), { modified_by: ctx.accountability.user });
       return row.id;
     }
     const storage = req.storage ?? providers.defaultName;
     if (!providers.has(storage)) throw new InvalidPayloadError(`Storage "${storage}" is not configured.`);
     assertTusStorage(providers.get(storage), storage);
-    const id = String(await createItem(tctx, 'svc_files', {
+    const id = String(await createItem(tctx, FILES, {
       id: tusId, storage, filename_download: req.filename, title: req.title ?? defaultTitle(req.filename), type: req.type,
       ...(req.folder !== null ? { folder: req.folder } : {}),
     }));
     const data: TusData = { size, metadata: stringMeta(meta) };
-    await run(trx, 'update svc_files set tus_id = $1, tus_data = $2, uploaded_by = $3, filesize = $4, modified_on = now() where id = $5',
-      [tusId, JSON.stringify(data), ctx.accountability.user, size, id]);
+    await markUploading(trx, id, tusId, JSON.stringify(data), { uploaded_by: ctx.accountability.user, filesize: size });
     return id;
   });
 }
@@ -152,10 +144,7 @@ function assertTusStorage(driver: StorageDriver | null, name: string): void {
 }
 
 export async function findUpload(db: Executor, tusId: string): Promise<UploadRow | null> {
-  const [row] = await run<UploadRow>(db,
-    'select id, storage, filename_disk, filename_download, type, uploaded_by, modified_by, modified_on, tus_id, tus_data from svc_files where tus_id = $1',
-    [tusId]);
-  return row ?? null;
+  return selectUpload(db, tusId);
 }
 
 /** PATCH/HEAD/DELETE /tus/{id}: the upload exists, is the caller's (or the caller is an admin) and has not
@@ -176,7 +165,7 @@ export function isExpired(row: Pick<UploadRow, 'modified_on'>, expirationMs: num
 
 /** Activity on an upload: restarts its expiration. */
 export async function touchUpload(db: Executor, tusId: string): Promise<void> {
-  await run(db, 'update svc_files set modified_on = now() where tus_id = $1', [tusId]);
+  await touchUploadRow(db, tusId);
 }
 
 /** The staged bytes as a read-only driver, so the probe reads their first bytes before anything is stored. */
@@ -233,16 +222,14 @@ export async function completeUpload(services: Services, tusId: string, openStag
     await deleteUnreferenced(db, driver, row.storage, key);
     throw new ServiceError(500, 'INTERNAL_SERVER_ERROR', `Stored ${size} bytes of an upload of ${data.size}.`);
   }
-  const done = await run<{ id: string }>(db,
-    `update svc_files set tus_id = null, tus_data = null, filename_disk = $2, filesize = $3, type = $4, width = $5, height = $6,
-       duration = $7, charset = $8, metadata = $9, modified_on = now() where tus_id = $1 returning id`,
-    [tusId, key, size, type, probed.width, probed.height, probed.duration, probed.charset,
-      probed.metadata === null ? null : JSON.stringify(probed.metadata)]);
-  if (done.length === 0) {
+  const done = await completeUploadRow(db, tusId, {
+    filename_disk: key, filesize: size, type, width: probed.width, height: probed.height, duration: probed.duration,
+    charset: probed.charset, metadata: probed.metadata === null ? null : JSON.stringify(probed.metadata),
+  });
+  if (!done) {
     // Terminated or cleaned up meanwhile (or completed by a concurrent request): keep only referenced bytes.
     await deleteUnreferenced(db, driver, row.storage, key);
-    const [again] = await run<{ id: string }>(db, 'select id from svc_files where id = $1 and tus_id is null and filename_disk = $2', [row.id, key]);
-    if (!again) throw new NotFoundError();
+    if (!await isCompleteAt(db, row.id, key)) throw new NotFoundError();
     return row.id;
   }
   if (data.replace) {
@@ -258,8 +245,7 @@ export async function completeUpload(services: Services, tusId: string, openStag
 /** Deletes bytes written for an upload that did not complete, unless a row names them (a replacement writes over
  * its file's own key when the extension is unchanged). */
 async function deleteUnreferenced(db: Executor, driver: StorageDriver, storage: string, key: string): Promise<void> {
-  const [used] = await run(db, 'select 1 from svc_files where storage = $1 and filename_disk = $2', [storage, key]);
-  if (!used) await driver.delete(key).catch(() => {});
+  if (!await isKeyReferenced(db, storage, key)) await driver.delete(key).catch(() => {});
 }
 
 /** An upload given up (DELETE /tus/{id}, or expired): a new file's row goes, a replacement gets its previous
@@ -267,11 +253,9 @@ async function deleteUnreferenced(db: Executor, driver: StorageDriver, storage: 
 export async function abandonUpload(db: Executor, row: UploadRow): Promise<void> {
   const data = tusData(row);
   if (data.replace) {
-    const p = data.replace.previous;
-    await run(db, 'update svc_files set tus_id = null, tus_data = null, filename_download = $2, type = $3, title = $4 where id = $1 and tus_id = $5',
-      [row.id, p.filename_download, p.type, p.title, row.tus_id]);
+    await restoreReplacedFile(db, row.id, row.tus_id, data.replace.previous);
   } else {
-    await run(db, 'delete from svc_files where id = $1 and tus_id = $2', [row.id, row.tus_id]);
+    await deleteUploadRow(db, row.id, row.tus_id);
   }
 }
 
@@ -290,10 +274,7 @@ export async function cleanupExpiredUploads(services: Services, opts: CleanupOpt
   const removed: string[] = [];
   for (;;) {
     const batch = await inTransaction(services.database.db, async (trx) => {
-      const rows = await run<UploadRow>(trx,
-        `select id, storage, filename_disk, filename_download, type, uploaded_by, modified_by, modified_on, tus_id, tus_data from svc_files
-          where tus_id is not null and modified_on < $1 order by modified_on limit $2 for update skip locked`,
-        [cutoff, opts.batch ?? 50]);
+      const rows = await claimExpiredUploads(trx, cutoff, opts.batch ?? 50);
       for (const row of rows) {
         await opts.removeStaged(row.tus_id, row.storage);
         await abandonUpload(trx, row);
