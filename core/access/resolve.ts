@@ -6,6 +6,7 @@ import { BlockList, isIPv4, isIPv6 } from 'node:net';
 import { run, type Executor } from '../db/database.ts';
 import type { Accountability } from './accountability.ts';
 import { isUuid } from '../uuid.ts';
+import { selectActivePrincipalByToken, selectPrincipal } from '../users/table.ts';
 
 export interface ResolvedAccess { role: string | null; roles: string[]; policies: string[]; admin: boolean; app: boolean; serviceAccount: boolean }
 
@@ -129,7 +130,7 @@ export class AccessResolver {
     this.#sync(version);
     let hit = this.#users.get(id);
     if (!hit) {
-      hit = run<Principal>(this.db, 'select id, role, status from svc_users where id = $1', [id]).then((rows) => rows[0] ?? null);
+      hit = selectPrincipal(this.db, id).then((row) => row ?? null);
       remember(this.#users, id, hit);
       hit.catch(() => this.#users.delete(id));
     }
@@ -142,8 +143,7 @@ export class AccessResolver {
     this.#sync(version);
     const hit = this.#tokens.get(token);
     if (hit) return hit;
-    const [row] = await run<Principal>(this.db,
-      "select id, role, status from svc_users where token = $1 and status = 'active'", [token]);
+    const row = await selectActivePrincipalByToken(this.db, token);
     if (!row) return null;
     if (version === this.#version) remember(this.#tokens, token, row);
     return row;

@@ -17,6 +17,7 @@ import type { Services } from '../services.ts';
 import type { SharedStore } from '../store/shared-store.ts';
 import { accessFor } from '../access/resolve.ts';
 import { isUuid } from '../uuid.ts';
+import { selectPrincipal } from '../users/table.ts';
 
 
 const stoppedKey = (token: string) => `impersonation-stopped:${createHash('sha256').update(token).digest('base64url')}`;
@@ -50,7 +51,7 @@ export async function startImpersonation(services: Services, ctx: ServiceContext
   const target = typeof raw === 'object' && raw !== null && !Array.isArray(raw) ? (raw as Record<string, unknown>).user : undefined;
   if (!isUuid(target)) throw new InvalidPayloadError('Invalid payload. "user" must be a user id.', { field: 'user' });
   if (target.toLowerCase() === a.user.toLowerCase()) throw new InvalidPayloadError('Invalid payload. You cannot impersonate yourself.', { field: 'user' });
-  const [user] = await run<{ id: string; role: string | null; status: string }>(ctx.db, 'select id, role, status from svc_users where id = $1', [target]);
+  const user = await selectPrincipal(ctx.db, target);
   if (!user) throw new ForbiddenError();
   if (user.status !== 'active') throw new InvalidPayloadError('Invalid payload. Only active users can be impersonated.', { field: 'user' });
   const template = await services.access.resolve(ctx.schema.version, user.role, user.id);

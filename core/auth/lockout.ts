@@ -13,6 +13,7 @@ import { run } from '../db/database.ts';
 import { UserSuspendedError } from '../errors.ts';
 import { deliverInApp } from '../notify/inapp.ts';
 import type { Services } from '../services.ts';
+import { activeAdminIds, selectUserEmail } from '../users/table.ts';
 
 /** Failures older than this (counted from the first of a series) are forgotten. */
 export const LOGIN_ATTEMPTS_WINDOW_MS = 24 * 3_600_000;
@@ -85,22 +86,15 @@ export async function resetFailedLogins(services: Services, user: string): Promi
   await services.store.del(keyOf(user)).catch(() => undefined);
 }
 
-/** Active users with admin rights (by role or policy, as the last-admin guard counts them). */
-const ADMINS_SQL = `select u.id from svc_users u left join svc_roles r on r.id = u.role
-  where u.status = 'active' and (coalesce(r.admin_access, false) or coalesce(r.tech_access, false) or exists (
-    select 1 from svc_access a join svc_policies p on p.id = a.policy
-    where p.admin_access and (a.role = u.role or a."user" = u.id)))`;
-
 /** An in-app notification (svc_notifications, through the notification module's in-app channel) to every
  * administrator. A failure to notify does not change the login's answer. */
 async function notifyAdmins(services: Services, user: string, attempts: number, until: number): Promise<void> {
   const { database, config } = services;
   try {
-    const admins = await run<{ id: string }>(database.db, ADMINS_SQL);
-    const [account] = await run<{ email: string | null }>(database.db, 'select email from svc_users where id = $1', [user]);
-    const who = account?.email ?? user;
+    const admins = await activeAdminIds(database.db);
+    const who = (await selectUserEmail(database.db, user)) ?? user;
     await deliverInApp(database.db, {
-      recipients: admins.map((a) => a.id),
+      recipients: admins,
       subject: `Account locked after ${attempts} failed login attempts`,
       message: `${who} is locked until ${new Date(until).toISOString()} after ${attempts} failed login attempts in a row. `
         + 'It opens again by itself; nothing needs to be done unless the attempts were not the owner\'s.',

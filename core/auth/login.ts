@@ -10,6 +10,7 @@ import { issueTokens, type IssuedTokens } from './issue.ts';
 import { recordFailedLogin, refuseWhileLocked, resetFailedLogins } from './lockout.ts';
 import type { RequestMeta } from './authenticate.ts';
 import { TFA_ENFORCED_SQL } from './tfa-setup.ts';
+import { stampLastAccess } from '../users/table.ts';
 
 export type LoginMode = 'json' | 'cookie' | 'session';
 const MODES: readonly LoginMode[] = ['json', 'cookie', 'session'];
@@ -99,7 +100,7 @@ export async function login(services: Services, input: LoginInput, meta: Request
     await run(trx, `insert into svc_activity (action, "user", ip, user_agent, collection, item, origin)
       values ('login', $1, $2, $3, 'svc_users', $4, $5)`,
     [local.id, clip(meta.ip, 50), meta.userAgent, local.id, clip(meta.origin, 255)]);
-    await run(trx, 'update svc_users set last_access = now() where id = $1', [local.id]);
+    await stampLastAccess(trx, local.id);
     // auth.login (SPEC.md > Events 2), after commit, as Directus sends it: who logged in, with which provider.
     services.events.emitAction(trx, 'auth.login', { user: local.id, provider: 'default', status: 'success' }, null);
     return token;

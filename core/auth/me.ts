@@ -1,7 +1,8 @@
 /** The current user's own record, as GET /auth/me returns it: never password, token or tfa_secret. */
-import { run, type Executor } from '../db/database.ts';
+import type { Executor } from '../db/database.ts';
 import { ForbiddenError, InvalidCredentialsError, InvalidQueryError } from '../errors.ts';
 import type { Accountability } from '../access/accountability.ts';
+import { selectUserColumns } from '../users/table.ts';
 
 /** Readable columns of svc_users for oneself; secrets and provider data (auth_data) are left out. */
 export const SELF_FIELDS = [
@@ -32,8 +33,7 @@ export function selectFields(raw: unknown): string[] {
 export async function readCurrentUser(db: Executor, accountability: Accountability, fields: string[] = [...SELF_FIELDS]): Promise<Record<string, unknown>> {
   // As Directus' /users/me: no user behind the request is 401 INVALID_CREDENTIALS.
   if (!accountability.user) throw new InvalidCredentialsError();
-  const columns = fields.filter((f) => SELF.has(f)).map((f) => `"${f}"`).join(', ');
-  const [row] = await run<Record<string, unknown>>(db, `select ${columns} from svc_users where id = $1`, [accountability.user]);
+  const row = await selectUserColumns(db, accountability.user, fields.filter((f) => SELF.has(f)));
   if (!row) throw new InvalidCredentialsError();
   return row;
 }

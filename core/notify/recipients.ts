@@ -1,9 +1,10 @@
 /** Trigger recipients (SPEC.md > POST /notify/trigger): each an email address or a user id. For email an address
  * is used as given and a user id becomes the user's email; in-app delivery needs users (a user id, or the address of
  * a user); chat posts once to the provider's url and keeps the list as given. Anything else is a 400 naming it. */
-import { run, type Executor } from '../db/database.ts';
+import type { Executor } from '../db/database.ts';
 import { InvalidPayloadError } from '../errors.ts';
 import { isUuid } from '../uuid.ts';
+import { selectEmailsOf, selectUsersByEmails } from '../users/table.ts';
 
 export const MAX_RECIPIENTS = 100;
 
@@ -60,11 +61,11 @@ export async function resolveRecipients(db: Executor, recipients: string[], need
   const addresses = recipients.filter((r) => !uuid(r));
   const byId = new Map<string, string | null>();
   if (ids.length) {
-    for (const r of await run<{ id: string; email: string | null }>(db, 'select id, email from svc_users where id = any($1::uuid[])', [ids])) byId.set(r.id, r.email);
+    for (const r of await selectEmailsOf(db, ids)) byId.set(r.id, r.email);
   }
   const byEmail = new Map<string, string>();
   if (needUsers && addresses.length) {
-    const rows = await run<{ id: string; email: string }>(db, 'select id, email from svc_users where lower(email) = any($1::text[])', [addresses.map((a) => a.toLowerCase())]);
+    const rows = await selectUsersByEmails(db, addresses.map((a) => a.toLowerCase()));
     for (const r of rows) byEmail.set(r.email.toLowerCase(), r.id);
   }
   for (const id of ids) if (!byId.has(id)) throw new InvalidPayloadError(`Recipient "${id}" is not a user`, { field: 'recipients', recipient: id });

@@ -10,7 +10,8 @@ import { hashPassword } from '../auth/passwords.ts';
 import { linkMessage } from '../mail/mailer.ts';
 import { queueDirectEmail } from '../notify/direct.ts';
 import type { Services } from '../services.ts';
-import { userByEmail, requiredString } from './lookup.ts';
+import { requiredString } from './lookup.ts';
+import { activateInvitedUser, insertInvitedUser, userByEmail } from './table.ts';
 import { checkEmail } from './payload.ts';
 import { signMailToken, verifyMailToken } from './tokens.ts';
 import { mailLink, publicPath } from './urls.ts';
@@ -54,7 +55,7 @@ export async function inviteUsers(services: Services, ctx: ServiceContext, body:
   await inTransaction(ctx.db, async (trx) => {
     for (const email of toCreate) {
       // A concurrent invitation or sign-up of the same address wins; this one then has nothing to add.
-      await run(trx, "insert into svc_users (id, email, role, status) values ($1, $2, $3, 'invited') on conflict do nothing", [randomUUID(), email, role]);
+      await insertInvitedUser(trx, randomUUID(), email, role);
     }
     for (const [i, email] of toMail.entries()) {
       const mail = linkMessage(email, "You've been invited",
@@ -73,7 +74,6 @@ export async function acceptInvite(services: Services, body: Record<string, unkn
   const user = await userByEmail(db, email);
   if (!user || user.status !== 'invited') throw new InvalidPayloadError(`Email address ${email} hasn't been invited.`);
   await enforcePasswordPolicy(db, password);
-  await run(db, `update svc_users set password = $2, status = 'active', require_password_change = false
-    where id = $1 and status = 'invited'`, [user.id, await hashPassword(password)]);
+  await activateInvitedUser(db, user.id, await hashPassword(password));
   await services.schema.invalidate();
 }

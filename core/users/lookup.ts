@@ -1,15 +1,6 @@
-/** Small helpers of the public user flows (invitation, reset, registration). */
-import { run, type Executor } from '../db/database.ts';
+/** Small helpers of the public user flows (invitation, reset, registration): their body fields. The account
+ * lookup by email is userByEmail in ./table.ts. */
 import { InvalidPayloadError } from '../errors.ts';
-
-export interface UserByEmail { id: string; email: string; status: string; password: string | null; provider: string }
-
-/** Emails match case-insensitively, an exact match first (as login). */
-export async function userByEmail(db: Executor, email: string): Promise<UserByEmail | undefined> {
-  const [row] = await run<UserByEmail>(db, `select id, email, status, password, provider from svc_users
-    where lower(email) = lower($1) order by (email = $1) desc limit 1`, [email]);
-  return row;
-}
 
 /** A required string field of a body: 400 INVALID_PAYLOAD in Joi's wording, as Directus. */
 export function requiredString(body: Record<string, unknown>, field: string): string {

@@ -3,7 +3,7 @@
  * two-factor on, `otp`. The write itself goes through the items service with the caller's identity kept
  * for activity but permission checks lifted: the field list above is the permission. */
 import type { ServiceContext } from '../context.ts';
-import { inTransaction, run } from '../db/database.ts';
+import { inTransaction } from '../db/database.ts';
 import { InvalidCredentialsError, InvalidOtpError, InvalidPayloadError } from '../errors.ts';
 import { loadPasswordPolicy } from '../auth/password-policy.ts';
 import { spendOtp } from '../auth/otp.ts';
@@ -14,8 +14,9 @@ import { publishRevocation, revokeSessions } from '../auth/user-revocation.ts';
 import { guardCredentialWrite } from '../access/credential-guard.ts';
 import type { Services } from '../services.ts';
 import { asPayload, checkFields, checkUniqueEmails, SELF_EDITABLE, type UserPayload } from './payload.ts';
+import { selectCredentials, type UserCredentials } from './table.ts';
 
-export interface OwnCredentials { id: string; password: string | null; tfa_secret: string | null; tfa_enabled: boolean }
+export type OwnCredentials = UserCredentials;
 
 export function currentUserId(ctx: ServiceContext): string {
   if (!ctx.accountability.user) throw new InvalidCredentialsError();
@@ -24,7 +25,7 @@ export function currentUserId(ctx: ServiceContext): string {
 
 export async function ownCredentials(ctx: ServiceContext): Promise<OwnCredentials> {
   const id = currentUserId(ctx);
-  const [row] = await run<OwnCredentials>(ctx.db, 'select id, password, tfa_secret, tfa_enabled from svc_users where id = $1', [id]);
+  const row = await selectCredentials(ctx.db, id);
   if (!row) throw new InvalidCredentialsError();
   return row;
 }

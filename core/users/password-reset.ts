@@ -3,7 +3,7 @@
  * the current password hash, so it stops working once the password changed; POST /auth/password/reset
  * sets the new password. */
 import { createHash } from 'node:crypto';
-import { inTransaction, run } from '../db/database.ts';
+import { inTransaction } from '../db/database.ts';
 import { InvalidTokenError } from '../errors.ts';
 import { enforcePasswordPolicy } from '../auth/password-policy.ts';
 import { hashPassword } from '../auth/passwords.ts';
@@ -11,10 +11,11 @@ import { publishRevocation, revokeSessions } from '../auth/user-revocation.ts';
 import { queueDirectEmailInBackground } from '../notify/direct.ts';
 import { linkMessage } from '../mail/mailer.ts';
 import type { Services } from '../services.ts';
-import { requiredString, userByEmail } from './lookup.ts';
+import { requiredString } from './lookup.ts';
 import { checkEmail } from './payload.ts';
 import { signMailToken, verifyMailToken } from './tokens.ts';
 import { mailLink, publicPath } from './urls.ts';
+import { replacePassword, userByEmail } from './table.ts';
 
 function digest(passwordHash: string | null): string {
   return createHash('sha256').update(passwordHash ?? '').digest('base64url').slice(0, 22);
@@ -49,9 +50,7 @@ export async function resetPassword(services: Services, body: Record<string, unk
   await enforcePasswordPolicy(db, password);
   const hashed = await hashPassword(password);
   const revocation = await inTransaction(db, async (trx) => {
-    const updated = await run(trx, 'update svc_users set password = $2, require_password_change = false where id = $1 and password is not distinct from $3 returning id',
-      [user.id, hashed, user.password]);
-    if (updated.length === 0) throw new InvalidTokenError();
+    if (!await replacePassword(trx, user.id, hashed, user.password)) throw new InvalidTokenError();
     // Whoever knew the old password (or held a session) is out: every session ends.
     return revokeSessions(trx, [user.id], null);
   });

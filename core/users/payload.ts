@@ -1,9 +1,10 @@
 /** Checks shared by every way a user record is written: email shape and uniqueness, password policy,
  * the require_password_change rule. */
-import { run, type Executor } from '../db/database.ts';
+import type { Executor } from '../db/database.ts';
 import { InvalidPayloadError, RecordNotUniqueError } from '../errors.ts';
 import { checkPasswordPolicy } from '../auth/password-policy.ts';
 import { isPlainObject } from '../items/write/payload.ts';
+import { emailTaken } from './table.ts';
 
 export type UserPayload = Record<string, unknown>;
 
@@ -46,8 +47,7 @@ export async function checkUniqueEmails(db: Executor, emails: string[], exclude:
   if (emails.length === 0) return;
   const lower = emails.map((e) => e.toLowerCase());
   if (new Set(lower).size !== lower.length) throw notUnique();
-  const rows = await run(db, 'select 1 from svc_users where lower(email) = any($1::text[]) and not (id = any($2::uuid[])) limit 1', [lower, exclude]);
-  if (rows.length > 0) throw notUnique();
+  if (await emailTaken(db, lower, exclude)) throw notUnique();
 }
 
 export function emailsOf(payloads: UserPayload[]): string[] {

@@ -11,10 +11,11 @@ import { queueDirectEmailInBackground } from '../notify/direct.ts';
 import { linkMessage } from '../mail/mailer.ts';
 import type { Services } from '../services.ts';
 import { emailAllowed } from './email-filter.ts';
-import { optionalString, requiredString, userByEmail } from './lookup.ts';
+import { optionalString, requiredString } from './lookup.ts';
 import { checkEmail } from './payload.ts';
 import { signMailToken, verifyMailToken } from './tokens.ts';
 import { mailLink, publicPath } from './urls.ts';
+import { activateUnverifiedUser, insertRegisteredUser, userByEmail } from './table.ts';
 
 interface RegistrationSettings {
   public_registration: boolean;
@@ -46,9 +47,10 @@ export async function registerUser(services: Services, body: Record<string, unkn
   const existing = await userByEmail(db, email);
   let mailTo: string | null = null;
   if (!existing) {
-    await run(db, `insert into svc_users (id, email, password, role, status, first_name, last_name, provider)
-      values ($1, $2, $3, $4, $5, $6, $7, 'default') on conflict do nothing`,
-    [randomUUID(), email, hashed, settings.public_registration_role, verify ? 'unverified' : 'active', firstName ?? null, lastName ?? null]);
+    await insertRegisteredUser(db, {
+      id: randomUUID(), email, password: hashed, role: settings.public_registration_role, status: verify ? 'unverified' : 'active',
+      first_name: firstName ?? null, last_name: lastName ?? null,
+    });
     await services.schema.invalidate();
     mailTo = verify ? email : null;
   } else if (verify && existing.status === 'unverified') {
@@ -68,8 +70,6 @@ export async function registerUser(services: Services, body: Record<string, unkn
 export async function verifyRegistration(services: Services, token: unknown): Promise<void> {
   if (token === undefined || token === null || token === '') throw new InvalidPayloadError('"token" is required');
   const { email } = await verifyMailToken(token, services.config.secret, 'pending-registration');
-  const rows = await run(services.database.db, `update svc_users set status = 'active'
-    where lower(email) = lower($1) and status = 'unverified' returning id`, [email]);
-  if (rows.length === 0) throw new InvalidPayloadError('Invalid verification code.');
+  if (!await activateUnverifiedUser(services.database.db, email)) throw new InvalidPayloadError('Invalid verification code.');
   await services.schema.invalidate();
 }

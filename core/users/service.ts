@@ -2,7 +2,7 @@
  * password, unknown fields rejected) wrapped in one transaction with the user rules: email uniqueness,
  * password policy, require_password_change, and never removing the last active administrator. */
 import type { ServiceContext } from '../context.ts';
-import { inTransaction, run, type Executor } from '../db/database.ts';
+import { inTransaction, run } from '../db/database.ts';
 import { ForbiddenError, InvalidPayloadError, UnprocessableContentError } from '../errors.ts';
 import { loadPasswordPolicy } from '../auth/password-policy.ts';
 import {
@@ -16,6 +16,7 @@ import { adminPasswordRule, asPayload, checkFields, checkUniqueEmails, emailsOf,
 import { changedUsers, sessionFieldState, touchesSessionFields } from './session-fields.ts';
 import { publishRevocation, revokeSessions } from '../auth/user-revocation.ts';
 import { isUuid } from '../uuid.ts';
+import { countActiveAdmins } from './table.ts';
 
 const USERS = 'svc_users';
 
@@ -29,16 +30,6 @@ function uuidKeys(raw: unknown): string[] {
   return list as string[];
 }
 
-const ADMIN_COUNT_SQL = `select count(*)::int as n from svc_users u left join svc_roles r on r.id = u.role
-  where u.status = 'active' and (coalesce(r.admin_access, false) or coalesce(r.tech_access, false) or exists (
-    select 1 from svc_access a join svc_policies p on p.id = a.policy
-    where p.admin_access and (a.role = u.role or a."user" = u.id)))`;
-
-async function adminCount(db: Executor): Promise<number> {
-  const [row] = await run<{ n: number }>(db, ADMIN_COUNT_SQL);
-  return Number(row.n);
-}
-
 /** The users a write may change in a way that ends their sessions (read in its transaction), or null. */
 type Watched = ((ctx: ServiceContext) => Promise<string[]>) | null;
 
@@ -49,11 +40,11 @@ type Watched = ((ctx: ServiceContext) => Promise<string[]>) | null;
 async function write<T>(services: Services, ctx: ServiceContext, guardAdmins: boolean, fn: (ctx: ServiceContext) => Promise<T>, watched: Watched = null): Promise<T> {
   const [result, revocation] = await inTransaction(ctx.db, async (trx) => {
     const w = { ...ctx, db: trx };
-    const before = guardAdmins ? await adminCount(trx) : 0;
+    const before = guardAdmins ? await countActiveAdmins(trx) : 0;
     const ids = watched ? await watched(w) : [];
     const state = await sessionFieldState(trx, ids);
     const out = await fn(w);
-    if (guardAdmins && before > 0 && await adminCount(trx) === 0) {
+    if (guardAdmins && before > 0 && await countActiveAdmins(trx) === 0) {
       throw new UnprocessableContentError("You can't remove the last admin user from the admin role.");
     }
     const changed = changedUsers(state, await sessionFieldState(trx, ids));

@@ -1,8 +1,9 @@
 /** The user fields whose change ends the user's sessions (core/auth/user-revocation.ts): the password, the
  * status (a suspension), the role, and two-factor (a reset). Compared before and after a write, so setting a
  * field to the value it already has ends nothing; a new password always differs (every hash is salted). */
-import { run, type Executor } from '../db/database.ts';
+import type { Executor } from '../db/database.ts';
 import type { UserPayload } from './payload.ts';
+import { selectSessionFieldStates } from './table.ts';
 
 const FIELDS = ['password', 'status', 'role', 'tfa_secret', 'tfa_enabled'] as const;
 
@@ -15,9 +16,7 @@ export type SessionFieldState = Map<string, string>;
 /** The watched fields of these users, one comparable string per user. */
 export async function sessionFieldState(db: Executor, ids: readonly string[]): Promise<SessionFieldState> {
   if (ids.length === 0) return new Map();
-  const rows = await run<{ id: string; state: string }>(db,
-    'select id, json_build_array(password, status, role, tfa_secret, tfa_enabled)::text as state from svc_users where id = any($1::uuid[])',
-    [[...new Set(ids)]]);
+  const rows = await selectSessionFieldStates(db, [...new Set(ids)]);
   return new Map(rows.map((r) => [r.id, r.state]));
 }
 

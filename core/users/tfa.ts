@@ -6,7 +6,6 @@
  *   pending one) turns it on only with a valid code for that secret. */
 import { generateSecret, generateURI } from 'otplib';
 import type { ServiceContext } from '../context.ts';
-import { run } from '../db/database.ts';
 import { ForbiddenError, InvalidOtpError, InvalidPayloadError } from '../errors.ts';
 import { spendOtp } from '../auth/otp.ts';
 import { revokeUserAccess } from '../auth/user-revocation.ts';
@@ -14,6 +13,7 @@ import { refuseUnderImpersonation } from '../access/credential-guard.ts';
 import type { Services } from '../services.ts';
 import { ownCredentials, proveOwnership } from './me.ts';
 import { isUuid } from '../uuid.ts';
+import { disableUserTfa, enableUserTfa, roleEnforcesTfa, selectEmailAndProjectName } from './table.ts';
 
 const PENDING_TTL_MS = 15 * 60 * 1000;
 const pendingKey = (user: string) => `tfa:pending:${user}`;
@@ -26,8 +26,7 @@ async function newSecret(services: Services, ctx: ServiceContext, body: Record<s
   const user = await ownCredentials(ctx);
   if (user.tfa_secret) throw new InvalidPayloadError('TFA Secret is already set for this user');
   await proveOwnership(services, user, body.password, null, false);
-  const [row] = await run<{ email: string | null; project_name: string | null }>(ctx.db,
-    'select u.email, (select project_name from svc_settings limit 1) as project_name from svc_users u where u.id = $1', [user.id]);
+  const row = (await selectEmailAndProjectName(ctx.db, user.id))!;
   const secret = generateSecret();
   const otpauth_url = generateURI({ issuer: row.project_name ?? ctx.config.projectName, label: row.email ?? user.id, secret });
   return { userId: user.id, secret, otpauth_url };
@@ -44,8 +43,7 @@ export async function generateTfa(services: Services, ctx: ServiceContext, body:
 export async function enableTfa(services: Services, ctx: ServiceContext, body: Record<string, unknown>): Promise<TfaSetup> {
   const { userId, secret, otpauth_url } = await newSecret(services, ctx, body);
   // `tfa_secret is null` keeps two concurrent enables from overwriting each other's secret.
-  const rows = await run(ctx.db, 'update svc_users set tfa_secret = $2, tfa_enabled = true where id = $1 and tfa_secret is null returning id', [userId, secret]);
-  if (rows.length === 0) throw new InvalidPayloadError('TFA Secret is already set for this user');
+  if (!await enableUserTfa(ctx.db, userId, secret, true)) throw new InvalidPayloadError('TFA Secret is already set for this user');
   return { secret, otpauth_url };
 }
 
@@ -57,7 +55,7 @@ export async function confirmTfa(services: Services, ctx: ServiceContext, body: 
   const secret = (body.secret as string | undefined) ?? await services.store.get(pendingKey(user.id));
   if (!secret) throw new InvalidPayloadError('"secret" is required: generate one first');
   if (typeof body.otp !== 'string' || !(await spendOtp(services.store, user.id, secret, body.otp))) throw new InvalidOtpError();
-  await run(ctx.db, 'update svc_users set tfa_secret = $2, tfa_enabled = true where id = $1', [user.id, secret]);
+  await enableUserTfa(ctx.db, user.id, secret, false);
   await services.store.del(pendingKey(user.id));
 }
 
@@ -68,9 +66,8 @@ export async function disableOwnTfa(services: Services, ctx: ServiceContext, bod
   if (!user.tfa_secret) throw new InvalidPayloadError("TFA isn't enabled for this user");
   if (typeof body.otp !== 'string' || body.otp === '') throw new InvalidOtpError('"otp" is required');
   if (!(await spendOtp(services.store, user.id, user.tfa_secret, body.otp))) throw new InvalidOtpError();
-  const [enforced] = await run(ctx.db, 'select 1 from svc_users u join svc_roles r on r.id = u.role where u.id = $1 and r.enforce_tfa', [user.id]);
-  if (enforced) throw new InvalidPayloadError('Two-factor authentication is enforced by the role and cannot be disabled.');
-  await run(ctx.db, 'update svc_users set tfa_secret = null, tfa_enabled = false where id = $1', [user.id]);
+  if (await roleEnforcesTfa(ctx.db, user.id)) throw new InvalidPayloadError('Two-factor authentication is enforced by the role and cannot be disabled.');
+  await disableUserTfa(ctx.db, user.id);
   await revokeUserAccess(services, ctx.db, [user.id], ctx.accountability.session ?? null);
 }
 
@@ -80,7 +77,7 @@ export async function disableTfaOf(services: Services, ctx: ServiceContext, id: 
   if (!ctx.accountability.admin) throw new ForbiddenError();
   refuseUnderImpersonation(ctx.accountability);
   if (!isUuid(id)) throw new ForbiddenError();
-  const rows = await run<{ id: string }>(ctx.db, 'update svc_users set tfa_secret = null, tfa_enabled = false where id = $1 returning id', [id]);
-  if (rows.length === 0) throw new ForbiddenError();
-  await revokeUserAccess(services, ctx.db, [rows[0].id], ctx.accountability.session ?? null);
+  const user = await disableUserTfa(ctx.db, id);
+  if (user === null) throw new ForbiddenError();
+  await revokeUserAccess(services, ctx.db, [user], ctx.accountability.session ?? null);
 }

@@ -2,29 +2,23 @@
  * held by a field of the item merged with the delta), and the administrators an escalation falls back to. */
 import { run, type Executor } from '../db/database.ts';
 import { isUuid } from '../uuid.ts';
+import { activeAdminAccessIds, activeUserId, activeUsersOfRole } from '../users/table.ts';
 import type { Subject } from './subject.ts';
 import type { StepRow } from './types.ts';
 
 export async function usersOfRole(db: Executor, role: string): Promise<string[]> {
-  const rows = await run<{ id: string }>(db, "select id from svc_users where role = $1 and status = 'active' order by id", [role]);
-  return rows.map((r) => r.id);
+  return activeUsersOfRole(db, role);
 }
 
 async function activeUser(db: Executor, id: unknown): Promise<string[]> {
   if (!isUuid(id)) return [];
-  const rows = await run<{ id: string }>(db, "select id from svc_users where id = $1 and status = 'active'", [id]);
-  return rows.map((r) => r.id);
+  const user = await activeUserId(db, id);
+  return user === null ? [] : [user];
 }
 
 /** Active users with admin access through their role (or its policies) or a policy attached to them. */
 export async function adminUsers(db: Executor): Promise<string[]> {
-  const rows = await run<{ id: string }>(db, `select u.id from svc_users u
-    left join svc_roles r on r.id = u.role
-    where u.status = 'active' and (r.admin_access or exists (
-      select 1 from svc_access a join svc_policies p on p.id = a.policy
-      where p.admin_access and (a.role = u.role or a."user" = u.id)))
-    order by u.id`);
-  return rows.map((r) => r.id);
+  return activeAdminAccessIds(db);
 }
 
 export async function stepAssignees(db: Executor, step: Pick<StepRow, 'assign_type' | 'assign_value'>, subject: Subject): Promise<string[]> {

@@ -6,6 +6,7 @@ import type { ServiceContext } from '../context.ts';
 import { inTransaction, run, type Executor } from '../db/database.ts';
 import { NotFoundError } from '../errors.ts';
 import { isUuid } from '../uuid.ts';
+import { userExists } from '../users/table.ts';
 import { checkFilter, editableGraph, json, refuseRunning } from './definitions.ts';
 import { body, integer, invalid, isObject, object, oneOf, pathId, text, uuid, type Body } from './input.ts';
 import {
@@ -28,8 +29,7 @@ async function checkStep(ctx: ServiceContext, db: Executor, workflow: WorkflowRo
       const [role] = isUuid(value) ? await run(db, 'select 1 from svc_roles where id = $1', [value]) : [];
       if (!role) throw invalid(`Role "${value}" does not exist.`, 'assign_value');
     } else if (assignType === 'user') {
-      const [user] = isUuid(value) ? await run(db, 'select 1 from svc_users where id = $1', [value]) : [];
-      if (!user) throw invalid(`User "${value}" does not exist.`, 'assign_value');
+      if (!isUuid(value) || !await userExists(db, value)) throw invalid(`User "${value}" does not exist.`, 'assign_value');
     } else if (!ctx.schema.collections[workflow.collection]?.fields[value]) {
       throw invalid(`Field "${value}" does not exist in "${workflow.collection}".`, 'assign_value');
     }
@@ -55,8 +55,9 @@ async function checkStep(ctx: ServiceContext, db: Executor, workflow: WorkflowRo
   if (escalate !== undefined && escalate !== null) {
     if (!isObject(escalate)) throw invalid('"options.escalate_to" must be {user} or {role}.', 'options');
     const target = escalate.user ?? escalate.role;
-    const table = escalate.user !== undefined ? 'svc_users' : 'svc_roles';
-    const [found] = isUuid(target) ? await run(db, `select 1 from ${table} where id = $1`, [target]) : [];
+    const found = isUuid(target) && (escalate.user !== undefined
+      ? await userExists(db, target)
+      : (await run(db, 'select 1 from svc_roles where id = $1', [target])).length > 0);
     if (!found) throw invalid('"options.escalate_to" names no existing user or role.', 'options');
   }
   const minutes = merged.timeout_minutes;

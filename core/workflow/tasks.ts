@@ -7,6 +7,7 @@ import { hasAppPermission } from '../access/app-permissions.ts';
 import type { ServiceContext } from '../context.ts';
 import { inTransaction, run } from '../db/database.ts';
 import { ForbiddenError, NotFoundError } from '../errors.ts';
+import { activeUserId } from '../users/table.ts';
 import { logAction } from './actions.ts';
 import { canParticipate } from './assignees.ts';
 import { notifyUsers } from './notify.ts';
@@ -74,8 +75,7 @@ export async function delegateStep(ctx: ServiceContext, instanceId: string, step
   const to = uuid(body, 'to_user', true)!;
   return decide(ctx, instanceId, stepId, async ({ r, is }, user) => {
     if (to === user) throw invalid('"to_user" is the caller.', 'to_user');
-    const [target] = await run(r.trx, "select 1 from svc_users where id = $1 and status = 'active'", [to]);
-    if (!target) throw invalid('"to_user" is not an active user.', 'to_user');
+    if (await activeUserId(r.trx, to) === null) throw invalid('"to_user" is not an active user.', 'to_user');
     if (!(await canParticipate(r.trx, to))) throw invalid('"to_user" cannot take part in workflows (workflow:participate).', 'to_user');
     const assignees = [...new Set((is.assignees ?? []).map((u) => (u === user ? to : u)))];
     await run(r.trx, 'update svc_workflow_instance_steps set assignees = $2::json where id = $1', [is.id, JSON.stringify(assignees)]);

@@ -21,6 +21,8 @@ const LAYERS: readonly (readonly string[])[] = [
   ['db', 'store', 'queue', 'mail', 'schedule', 'metrics', 'pressure'],
   // What every service call carries (executor, schema overview, accountability, bus).
   ['context'],
+  // The owner of svc_users' statements (core/users/table.ts): auth, access, workflow and notify read users through it.
+  ['users/table'],
   ['events'],
   ['schema'],
   ['query'],
