@@ -230,3 +230,12 @@ export async function activeAdminAccessIds(ex: Executor): Promise<string[]> {
     order by u.id`);
   return rows.map((r) => r.id);
 }
+
+/** Ids of the users whose id is among `ids` (uuids, checked by the caller) or whose address is among `lowerEmails`
+ * (lower-cased), in one statement. */
+export async function selectUserIdsByIdOrEmail(ex: Executor, ids: readonly string[], lowerEmails: readonly string[]): Promise<string[]> {
+  const rows = await tables(ex).selectFrom('svc_users').select('id')
+    .where(sql<boolean>`id = any(${ids}::uuid[]) or lower(email) = any(${lowerEmails}::text[])`)
+    .execute();
+  return rows.map((r) => r.id);
+}

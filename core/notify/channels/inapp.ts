@@ -2,8 +2,9 @@
  * that is still a user (`to` holds user ids), written when the send happens. The log's rendered subject and content
  * become the notification's subject and message. Immediate in-app sends never reach the worker (core/notify/inapp.ts).
  * Also POST /notify/test-send through an in-app provider. */
-import { run, type Executor } from '../../db/database.ts';
+import type { Executor } from '../../db/database.ts';
 import { isUuid } from '../../uuid.ts';
+import { selectUserIdsByIdOrEmail } from '../../users/table.ts';
 import { insertNotifications } from '../inapp.ts';
 import type { TestResult } from './record.ts';
 import { ProviderError, type ChannelSender, type OutgoingMessage, type SendResult } from './types.ts';
@@ -24,9 +25,9 @@ export async function testInApp(db: Executor, sender: string | null, recipients:
   const uuid = (r: string): boolean => isUuid(r); // without narrowing: recipients are strings either way
   const ids = recipients.filter(uuid);
   const emails = recipients.filter((r) => !uuid(r)).map((r) => r.toLowerCase());
-  const users = await run<{ id: string }>(db, 'select id from svc_users where id = any($1::uuid[]) or lower(email) = any($2::text[])', [ids, emails]);
+  const users = await selectUserIdsByIdOrEmail(db, ids, emails);
   const reached = await insertNotifications(db, {
-    recipients: users.map((u) => u.id), subject: subject || 'Test notification', message: content, sender,
+    recipients: users, subject: subject || 'Test notification', message: content, sender,
   });
   if (reached.length === 0) return { success: false, message: 'None of the recipients is a user: in-app notifications go to users.' };
   return { success: true, message: `Delivered to ${reached.length} of ${recipients.length} recipient(s).` };
