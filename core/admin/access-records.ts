@@ -4,7 +4,7 @@ import type { ServiceContext } from '../context.ts';
 import { ForbiddenError, InvalidPayloadError } from '../errors.ts';
 import { createItem, deleteItem, updateItem } from '../items/write/index.ts';
 import type { Query } from '../query/types.ts';
-import type { Services } from '../services.ts';
+import type { SchemaPort } from '../ports.ts';
 import { changeAccess, readRecord, readRecords, requireAdmin, type RecordData } from './system-records.ts';
 import { isUuid } from '../uuid.ts';
 
@@ -25,14 +25,14 @@ function checkOwner(merged: RecordData): void {
   if (merged.policy === undefined || merged.policy === null) throw new InvalidPayloadError('Invalid payload. "policy" is required.', { collection: 'svc_access', field: 'policy' });
 }
 
-export async function createAccess(services: Services, ctx: ServiceContext, raw: unknown): Promise<string> {
+export async function createAccess(services: SchemaPort, ctx: ServiceContext, raw: unknown): Promise<string> {
   requireAdmin(ctx);
   const data = body(raw);
   checkOwner(data);
   return changeAccess(services, ctx, async (trx) => String(await createItem(trx, 'svc_access', data)));
 }
 
-export async function updateAccess(services: Services, ctx: ServiceContext, id: string, raw: unknown): Promise<string> {
+export async function updateAccess(services: SchemaPort, ctx: ServiceContext, id: string, raw: unknown): Promise<string> {
   requireAdmin(ctx);
   if (!isUuid(id)) throw new ForbiddenError();
   const data = body(raw);
@@ -44,7 +44,7 @@ export async function updateAccess(services: Services, ctx: ServiceContext, id: 
   });
 }
 
-export async function deleteAccess(services: Services, ctx: ServiceContext, id: string): Promise<void> {
+export async function deleteAccess(services: SchemaPort, ctx: ServiceContext, id: string): Promise<void> {
   requireAdmin(ctx);
   if (!isUuid(id)) throw new ForbiddenError();
   await changeAccess(services, ctx, (trx) => deleteItem(trx, 'svc_access', id));

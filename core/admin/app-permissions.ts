@@ -5,7 +5,7 @@ import type { ServiceContext } from '../context.ts';
 import { ForbiddenError, InvalidPayloadError } from '../errors.ts';
 import { createItem, deleteItem, updateItem } from '../items/write/index.ts';
 import type { Query } from '../query/types.ts';
-import type { Services } from '../services.ts';
+import type { SchemaPort } from '../ports.ts';
 import { changeAccess, readRecord, readRecords, requireAdmin, type RecordData } from './system-records.ts';
 
 const KNOWN = new Set<string>(APP_PERMISSIONS);
@@ -38,13 +38,13 @@ function parseId(id: string): number {
   return Number(id);
 }
 
-export async function grantAppPermission(services: Services, ctx: ServiceContext, raw: unknown): Promise<number> {
+export async function grantAppPermission(services: SchemaPort, ctx: ServiceContext, raw: unknown): Promise<number> {
   requireAdmin(ctx);
   const data = body(raw, true);
   return changeAccess(services, ctx, async (trx) => Number(await createItem(trx, 'svc_app_permissions', data)));
 }
 
-export async function updateAppPermission(services: Services, ctx: ServiceContext, id: string, raw: unknown): Promise<number> {
+export async function updateAppPermission(services: SchemaPort, ctx: ServiceContext, id: string, raw: unknown): Promise<number> {
   requireAdmin(ctx);
   const key = parseId(id);
   const data = body(raw, false);
@@ -57,7 +57,7 @@ export async function updateAppPermission(services: Services, ctx: ServiceContex
   });
 }
 
-export async function revokeAppPermission(services: Services, ctx: ServiceContext, id: string): Promise<void> {
+export async function revokeAppPermission(services: SchemaPort, ctx: ServiceContext, id: string): Promise<void> {
   requireAdmin(ctx);
   const key = parseId(id);
   await changeAccess(services, ctx, (trx) => deleteItem(trx, 'svc_app_permissions', key));

@@ -10,7 +10,7 @@ import { parseLimits, planLimits } from '../query/limits.ts';
 import { parseFilter } from '../query/parse.ts';
 import { planFilter } from '../query/plan.ts';
 import type { Filter, Query } from '../query/types.ts';
-import type { Services } from '../services.ts';
+import type { SchemaPort } from '../ports.ts';
 import { changeAccess, readRecord, readRecords, requireAdmin, type RecordData } from './system-records.ts';
 
 export const PERMISSION_ACTIONS: readonly PermissionAction[] = ['create', 'read', 'update', 'delete', 'share'];
@@ -136,7 +136,7 @@ export async function nestedPermissions(trx: ServiceContext, policy: string, raw
   return { create: create.map((item) => forCreate(trx, item, policy)), update: updates, delete: deletes };
 }
 
-export async function createPermission(services: Services, ctx: ServiceContext, raw: unknown): Promise<number> {
+export async function createPermission(services: SchemaPort, ctx: ServiceContext, raw: unknown): Promise<number> {
   requireAdmin(ctx);
   const data = body(raw);
   const normalized = normalize(ctx, data, null);
@@ -148,7 +148,7 @@ function parseId(id: string): number {
   return Number(id);
 }
 
-export async function updatePermission(services: Services, ctx: ServiceContext, id: string, raw: unknown): Promise<number> {
+export async function updatePermission(services: SchemaPort, ctx: ServiceContext, id: string, raw: unknown): Promise<number> {
   requireAdmin(ctx);
   const key = parseId(id);
   const data = body(raw);
@@ -159,7 +159,7 @@ export async function updatePermission(services: Services, ctx: ServiceContext, 
   });
 }
 
-export async function deletePermission(services: Services, ctx: ServiceContext, id: string): Promise<void> {
+export async function deletePermission(services: SchemaPort, ctx: ServiceContext, id: string): Promise<void> {
   requireAdmin(ctx);
   const key = parseId(id);
   await changeAccess(services, ctx, (trx) => deleteItem(trx, 'svc_permissions', key));

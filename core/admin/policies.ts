@@ -7,7 +7,7 @@ import type { ServiceContext } from '../context.ts';
 import { run } from '../db/database.ts';
 import { ForbiddenError, InvalidPayloadError } from '../errors.ts';
 import { createItem, deleteItem, updateItem } from '../items/write/index.ts';
-import type { Services } from '../services.ts';
+import type { SchemaPort } from '../ports.ts';
 import { nestedPermissions } from './permission-records.ts';
 import { cascade, changeAccess, requireAdmin, type RecordData } from './system-records.ts';
 import { readersWithToMany } from './to-many-reads.ts';
@@ -44,7 +44,7 @@ function body(raw: unknown): RecordData {
   return data;
 }
 
-export async function createPolicy(services: Services, ctx: ServiceContext, raw: unknown): Promise<string> {
+export async function createPolicy(services: SchemaPort, ctx: ServiceContext, raw: unknown): Promise<string> {
   requireAdmin(ctx);
   const data = body(raw);
   const { permissions, roles, users, ...columns } = data;
@@ -65,7 +65,7 @@ export async function createPolicy(services: Services, ctx: ServiceContext, raw:
 }
 
 /** `permissions` may be changed with the policy, in Directus' one-to-many shapes (see nestedPermissions). */
-export async function updatePolicy(services: Services, ctx: ServiceContext, id: string, raw: unknown): Promise<string> {
+export async function updatePolicy(services: SchemaPort, ctx: ServiceContext, id: string, raw: unknown): Promise<string> {
   requireAdmin(ctx);
   if (!isUuid(id)) throw new ForbiddenError();
   const data = body(raw);
@@ -77,7 +77,7 @@ export async function updatePolicy(services: Services, ctx: ServiceContext, id: 
 
 /** The policy's permissions, app permissions and access rows are deleted first through the items service,
  * so each revocation is recorded in activity (the foreign keys' cascade would remove them silently). */
-export async function deletePolicy(services: Services, ctx: ServiceContext, id: string): Promise<void> {
+export async function deletePolicy(services: SchemaPort, ctx: ServiceContext, id: string): Promise<void> {
   requireAdmin(ctx);
   if (!isUuid(id)) throw new ForbiddenError();
   await changeAccess(services, ctx, async (trx) => {

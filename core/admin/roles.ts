@@ -5,7 +5,7 @@ import type { ServiceContext } from '../context.ts';
 import { run } from '../db/database.ts';
 import { ForbiddenError, InvalidPayloadError, UnprocessableContentError } from '../errors.ts';
 import { createItem, deleteItem, updateItem } from '../items/write/index.ts';
-import type { Services } from '../services.ts';
+import type { SchemaPort } from '../ports.ts';
 import { cascade, changeAccess, requireAdmin, type RecordData } from './system-records.ts';
 import { readersWithToMany } from './to-many-reads.ts';
 import { isUuid } from '../uuid.ts';
@@ -79,7 +79,7 @@ async function checkParent(trx: ServiceContext, id: string, parent: unknown): Pr
   if (row.cycle) throw new InvalidPayloadError('Invalid payload. A role cannot be its own ancestor.', { collection: 'svc_roles', field: 'parent' });
 }
 
-export async function createRole(services: Services, ctx: ServiceContext, raw: unknown): Promise<string> {
+export async function createRole(services: SchemaPort, ctx: ServiceContext, raw: unknown): Promise<string> {
   requireAdmin(ctx);
   const data = body(raw);
   const change = data.policies === undefined ? null : parsePolicyChange(data.policies);
@@ -93,7 +93,7 @@ export async function createRole(services: Services, ctx: ServiceContext, raw: u
   });
 }
 
-export async function updateRole(services: Services, ctx: ServiceContext, id: string, raw: unknown): Promise<string> {
+export async function updateRole(services: SchemaPort, ctx: ServiceContext, id: string, raw: unknown): Promise<string> {
   requireAdmin(ctx);
   const data = body(raw);
   const change = data.policies === undefined ? null : parsePolicyChange(data.policies);
@@ -113,7 +113,7 @@ export async function updateRole(services: Services, ctx: ServiceContext, id: st
 /** As Directus: the role's access rows are revoked, its users and child roles let go of it, then the role is
  * deleted; so are the shares acting as it, and the registration setting forgets it. Each change is recorded
  * in activity (the foreign keys would otherwise cascade silently). Users keep their account with no role. */
-export async function deleteRole(services: Services, ctx: ServiceContext, id: string): Promise<void> {
+export async function deleteRole(services: SchemaPort, ctx: ServiceContext, id: string): Promise<void> {
   requireAdmin(ctx);
   if (!isUuid(id)) throw new ForbiddenError();
   await changeAccess(services, ctx, async (trx) => {

@@ -10,7 +10,7 @@ import { readItemData, readItems } from '../items/read.ts';
 import { deleteItems, updateItems } from '../items/write/index.ts';
 import type { Query } from '../query/types.ts';
 import { loadPermissions } from '../access/permissions.ts';
-import type { Services } from '../services.ts';
+import type { SchemaPort } from '../ports.ts';
 
 export type RecordData = Record<string, unknown>;
 
@@ -48,7 +48,7 @@ export async function readRecord(ctx: ServiceContext, collection: string, key: s
 
 /** Runs an access-data change in one transaction, then bumps the schema version (after commit: the
  * reload reads through the root connection). */
-export async function changeAccess<T>(services: Services, ctx: ServiceContext, fn: (trx: ServiceContext) => Promise<T>): Promise<T> {
+export async function changeAccess<T>(services: SchemaPort, ctx: ServiceContext, fn: (trx: ServiceContext) => Promise<T>): Promise<T> {
   const result = await inTransaction(ctx.db, (trx) => fn({ ...adminLike(ctx), db: trx }));
   await services.schema.invalidate();
   return result;

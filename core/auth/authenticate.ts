@@ -12,7 +12,7 @@
 import { InvalidTokenError, TokenRevokedError } from '../errors.ts';
 import type { Accountability } from '../access/accountability.ts';
 import { buildAccountability, type Principal } from '../access/resolve.ts';
-import type { Services } from '../services.ts';
+import type { AccessPort, ConfigPort, DatabasePort, SchemaPort, StorePort } from '../ports.ts';
 import { impersonationStopped } from './impersonation.ts';
 import { wasRevoked } from './revoked.ts';
 import { liveSession, sessionIsLive, sessionRef, shareSessionIsLive } from './sessions.ts';
@@ -24,7 +24,7 @@ import {
 export interface RequestMeta { ip: string | null; userAgent: string | null; origin: string | null }
 
 /** `version` is the schema version the request runs against (read once per request by the caller). */
-export async function authenticate(services: Services, token: string | null, meta: RequestMeta, version?: string): Promise<Accountability> {
+export async function authenticate(services: AccessPort & ConfigPort & DatabasePort & SchemaPort & StorePort, token: string | null, meta: RequestMeta, version?: string): Promise<Accountability> {
   version ??= (await services.schema.get()).version;
   if (!token) {
     const publicRole = await services.access.publicRole(version);
@@ -50,7 +50,7 @@ type UserSubject = Principal & { impersonatedBy?: string; session?: string; tfaS
 
 const SESSION_TOKEN = /^[A-Za-z0-9_-]{64}$/;
 
-async function principalOf(services: Services, version: string, token: string): Promise<UserSubject | ShareSubject> {
+async function principalOf(services: AccessPort & ConfigPort & DatabasePort & SchemaPort & StorePort, version: string, token: string): Promise<UserSubject | ShareSubject> {
   if (isVerifiedBefore(token, services.config.secret) || isServiceJwt(token)) {
     const payload = await verifyAccessToken(token, services.config.secret);
     if (payload.share) return shareSubject(services, payload);
@@ -89,7 +89,7 @@ async function principalOf(services: Services, version: string, token: string): 
   throw new InvalidTokenError();
 }
 
-async function shareSubject(services: Services, payload: AccessTokenPayload): Promise<ShareSubject> {
+async function shareSubject(services: AccessPort & ConfigPort & DatabasePort & SchemaPort & StorePort, payload: AccessTokenPayload): Promise<ShareSubject> {
   const { share, share_scope: scope } = payload;
   if (payload.session !== undefined && !(await shareSessionIsLive(services.database.db, payload.session, share!))) {
     throw new TokenRevokedError();

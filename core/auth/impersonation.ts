@@ -13,7 +13,7 @@ import type { ServiceContext } from '../context.ts';
 import { run } from '../db/database.ts';
 import { ForbiddenError, InvalidPayloadError } from '../errors.ts';
 import { signAccessToken } from './tokens.ts';
-import type { Services } from '../services.ts';
+import type { AccessPort, ConfigPort, StorePort } from '../ports.ts';
 import type { SharedStore } from '../store/shared-store.ts';
 import { accessFor } from '../access/resolve.ts';
 import { isUuid } from '../uuid.ts';
@@ -45,7 +45,7 @@ async function mayImpersonate(ctx: ServiceContext): Promise<boolean> {
 
 export interface ImpersonationToken { access_token: string; expires: number }
 
-export async function startImpersonation(services: Services, ctx: ServiceContext, raw: unknown): Promise<ImpersonationToken> {
+export async function startImpersonation(services: AccessPort & ConfigPort & StorePort, ctx: ServiceContext, raw: unknown): Promise<ImpersonationToken> {
   const a = ctx.accountability;
   if (!a.user || a.share || a.impersonatedBy || !(await mayImpersonate(ctx))) throw new ForbiddenError();
   const target = typeof raw === 'object' && raw !== null && !Array.isArray(raw) ? (raw as Record<string, unknown>).user : undefined;
@@ -68,7 +68,7 @@ export async function startImpersonation(services: Services, ctx: ServiceContext
 }
 
 /** Ends the impersonation the request's token belongs to. */
-export async function stopImpersonation(services: Services, ctx: ServiceContext, token: string | null): Promise<void> {
+export async function stopImpersonation(services: AccessPort & ConfigPort & StorePort, ctx: ServiceContext, token: string | null): Promise<void> {
   const a = ctx.accountability;
   if (!a.user || !a.impersonatedBy || !token) {
     throw new InvalidPayloadError('Invalid payload. The request is not made with an impersonation token.');

@@ -12,7 +12,7 @@
 import { run } from '../db/database.ts';
 import { UserSuspendedError } from '../errors.ts';
 import { deliverInApp } from '../notify/inapp.ts';
-import type { Services } from '../services.ts';
+import type { ConfigPort, DatabasePort, StorePort } from '../ports.ts';
 import { activeAdminIds, selectUserEmail } from '../users/table.ts';
 
 /** Failures older than this (counted from the first of a series) are forgotten. */
@@ -25,7 +25,7 @@ const lockClaimKeyOf = (user: string) => `login-lock-claim:${user}`;
 const emailSubject = (email: string) => `email:${email.toLowerCase()}`;
 
 /** settings.auth_login_attempts; null (or 0 and below) means unlimited. */
-async function allowedAttempts(services: Services): Promise<number | null> {
+async function allowedAttempts(services: DatabasePort): Promise<number | null> {
   const [row] = await run<{ auth_login_attempts: number | null }>(services.database.db,
     'select auth_login_attempts from svc_settings order by id limit 1');
   const n = row ? row.auth_login_attempts : 25;
@@ -33,7 +33,7 @@ async function allowedAttempts(services: Services): Promise<number | null> {
 }
 
 /** When the lock of an account (`user`) or of an unknown address (`email`) ends (epoch ms), or null. */
-export async function loginLockedUntil(services: Services, user: string | null, email?: string): Promise<number | null> {
+export async function loginLockedUntil(services: StorePort, user: string | null, email?: string): Promise<number | null> {
   const subject = user ?? (email !== undefined ? emailSubject(email) : null);
   if (subject === null) return null;
   let value: string | null;
@@ -48,7 +48,7 @@ export async function loginLockedUntil(services: Services, user: string | null, 
 }
 
 /** 403 USER_SUSPENDED while the account (or address) is locked. */
-export async function refuseWhileLocked(services: Services, user: string | null, email?: string): Promise<void> {
+export async function refuseWhileLocked(services: StorePort, user: string | null, email?: string): Promise<void> {
   const until = await loginLockedUntil(services, user, email);
   if (until !== null) {
     throw new UserSuspendedError(`Too many failed login attempts: the account is locked until ${new Date(until).toISOString()}.`);
@@ -58,7 +58,7 @@ export async function refuseWhileLocked(services: Services, user: string | null,
 /** Records a failed login of an account (`user`), or of an address matching none (`user` null, `email`).
  * Without either the settings are still read, so every path costs the same. Returns true when this failure
  * locked the account. */
-export async function recordFailedLogin(services: Services, user: string | null, email?: string): Promise<boolean> {
+export async function recordFailedLogin(services: ConfigPort & DatabasePort & StorePort, user: string | null, email?: string): Promise<boolean> {
   const limit = await allowedAttempts(services);
   const subject = user ?? (email !== undefined ? emailSubject(email) : null);
   if (subject === null || limit === null) return false;
@@ -82,13 +82,13 @@ export async function recordFailedLogin(services: Services, user: string | null,
   return true;
 }
 
-export async function resetFailedLogins(services: Services, user: string): Promise<void> {
+export async function resetFailedLogins(services: StorePort, user: string): Promise<void> {
   await services.store.del(keyOf(user)).catch(() => undefined);
 }
 
 /** An in-app notification (svc_notifications, through the notification module's in-app channel) to every
  * administrator. A failure to notify does not change the login's answer. */
-async function notifyAdmins(services: Services, user: string, attempts: number, until: number): Promise<void> {
+async function notifyAdmins(services: ConfigPort & DatabasePort, user: string, attempts: number, until: number): Promise<void> {
   const { database, config } = services;
   try {
     const admins = await activeAdminIds(database.db);

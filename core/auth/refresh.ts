@@ -4,7 +4,7 @@ import {
   InvalidCredentialsError, InvalidPayloadError, TokenExpiredError, TokenRevokedError, UserSuspendedError,
 } from '../errors.ts';
 import { accessFor } from '../access/resolve.ts';
-import type { Services } from '../services.ts';
+import type { AccessPort, ConfigPort, DatabasePort, SchemaPort, StorePort } from '../ports.ts';
 import type { RequestMeta } from './authenticate.ts';
 import { issueTokens, type IssuedTokens } from './issue.ts';
 import type { LoginMode } from './login.ts';
@@ -33,7 +33,7 @@ function requireToken(token: string | null): string {
 }
 
 /** Unknown tokens are INVALID_CREDENTIALS (as Directus); logged-out and rotated ones TOKEN_REVOKED; expired ones TOKEN_EXPIRED. */
-export async function refresh(services: Services, input: RefreshInput, meta: RequestMeta): Promise<IssuedTokens> {
+export async function refresh(services: AccessPort & ConfigPort & DatabasePort & SchemaPort & StorePort, input: RefreshInput, meta: RequestMeta): Promise<IssuedTokens> {
   const { config, database } = services;
   const token = requireToken(input.refreshToken);
   const record = await findSession(database.db, token);
@@ -67,7 +67,7 @@ export async function refresh(services: Services, input: RefreshInput, meta: Req
 /** Deletes the session with its whole rotation chain (a rotated-away token in its grace period would
  * otherwise still refresh, answering with the logged-out successor) and records `logout` in the activity;
  * unknown tokens pass silently (as Directus). */
-export async function logout(services: Services, token: string | null, meta: RequestMeta): Promise<void> {
+export async function logout(services: AccessPort & ConfigPort & DatabasePort & SchemaPort & StorePort, token: string | null, meta: RequestMeta): Promise<void> {
   const { database } = services;
   const refreshToken = requireToken(token);
   const deleted = await inTransaction(database.db, async (trx) => {

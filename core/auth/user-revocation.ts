@@ -7,7 +7,7 @@
  * Two steps, so a write's transaction decides: the sessions go inside it (a rolled-back change keeps them),
  * the store entries after commit and before the schema version bump that makes instances read them. */
 import type { Executor } from '../db/database.ts';
-import type { Services } from '../services.ts';
+import type { ConfigPort, SchemaPort, StorePort } from '../ports.ts';
 import { rememberRevoked } from './revoked.ts';
 import { deleteUserSessions } from './sessions.ts';
 import { cutAccessTokens } from './token-cutoff.ts';
@@ -25,7 +25,7 @@ export async function revokeSessions(ex: Executor, users: readonly string[], kee
 }
 
 /** Step 2, after commit; the caller then bumps the schema version (services.schema.invalidate()). */
-export async function publishRevocation(services: Services, revocation: Revocation | null): Promise<void> {
+export async function publishRevocation(services: ConfigPort & StorePort, revocation: Revocation | null): Promise<void> {
   if (!revocation || revocation.users.length === 0) return;
   const { store, config } = services;
   try {
@@ -40,7 +40,7 @@ export async function publishRevocation(services: Services, revocation: Revocati
 }
 
 /** Both steps for a change made outside a caller's transaction, then the version bump. */
-export async function revokeUserAccess(services: Services, ex: Executor, users: readonly string[], keep: string | null): Promise<void> {
+export async function revokeUserAccess(services: ConfigPort & SchemaPort & StorePort, ex: Executor, users: readonly string[], keep: string | null): Promise<void> {
   await publishRevocation(services, await revokeSessions(ex, users, keep));
   await services.schema.invalidate();
 }

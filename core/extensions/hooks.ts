@@ -2,7 +2,7 @@
  * time fails the change (the caller gets the error envelope: its own ServiceError, else a 500); an action that
  * throws or runs out of time is logged and not retried, as Directus does with action hooks. */
 import { InternalServerError, ServiceError } from '../errors.ts';
-import type { Services } from '../services.ts';
+import type { ConfigPort, DatabasePort, EventsPort, SchemaPort } from '../ports.ts';
 import type { ActionHook, ExtensionLogger, FilterHook, HookContext } from './api.ts';
 import { detachedContext, itemsApi } from './items-api.ts';
 
@@ -25,7 +25,7 @@ export async function runBounded<T>(fn: () => T | Promise<T>, ms: number, what: 
 
 export class HookTimeoutError extends Error {}
 
-export function registerFilter(services: Services, folder: string, event: string, handler: FilterHook, log: ExtensionLogger): void {
+export function registerFilter(services: ConfigPort & EventsPort, folder: string, event: string, handler: FilterHook, log: ExtensionLogger): void {
   const timeout = services.config.extensions.hookTimeoutMs;
   services.events.filter(event, async (payload, meta, { ctx }) => {
     const context: HookContext = {
@@ -45,7 +45,7 @@ export function registerFilter(services: Services, folder: string, event: string
   });
 }
 
-export function registerAction(services: Services, folder: string, event: string, handler: ActionHook, id: string, log: ExtensionLogger): void {
+export function registerAction(services: ConfigPort & DatabasePort & EventsPort & SchemaPort, folder: string, event: string, handler: ActionHook, id: string, log: ExtensionLogger): void {
   const timeout = services.config.extensions.hookTimeoutMs;
   services.events.action(event, async (meta, { accountability, event: emitted }) => {
     const context: HookContext = {

@@ -9,7 +9,7 @@ import { isAbsolute, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { inTransaction, run } from '../db/database.ts';
 import { scheduleCron, parseCron } from '../schedule/cron.ts';
-import type { Services } from '../services.ts';
+import type { ConfigPort, DatabasePort, EventsPort, SchemaPort } from '../ports.ts';
 import type { ExtensionContext, ExtensionLogger, HookRegister, InitEvent, InitHook, ScheduleHook } from './api.ts';
 import { prefixed, registerAction, registerFilter, runBounded } from './hooks.ts';
 import { detachedContext, itemsApi } from './items-api.ts';
@@ -42,10 +42,10 @@ export class ExtensionHost {
   readonly endpoints: EndpointDefinition[] = [];
   readonly #inits = new Map<InitEvent, { folder: string; handler: InitHook }[]>();
   readonly #schedules: { folder: string; cron: string; handler: ScheduleHook }[] = [];
-  readonly #services: Services;
+  readonly #services: ConfigPort & DatabasePort & EventsPort & SchemaPort;
   readonly #log: ExtensionLogger;
 
-  constructor(services: Services, log: ExtensionLogger) {
+  constructor(services: ConfigPort & DatabasePort & EventsPort & SchemaPort, log: ExtensionLogger) {
     this.#services = services;
     this.#log = log;
   }
@@ -163,7 +163,7 @@ function extensionFolders(root: string): string[] {
 }
 
 /** Registers new folders (enabled) and returns every top-level row. One boot at a time registers. */
-async function syncRecords(services: Services, folders: string[]): Promise<{ id: string; folder: string; enabled: boolean }[]> {
+async function syncRecords(services: ConfigPort & DatabasePort & EventsPort & SchemaPort, folders: string[]): Promise<{ id: string; folder: string; enabled: boolean }[]> {
   return inTransaction(services.database.db, async (trx) => {
     await run(trx, "select pg_advisory_xact_lock(hashtext('svc_extensions'))");
     for (const folder of folders) {
@@ -182,7 +182,7 @@ const consoleLogger: ExtensionLogger = {
 
 /** Loads the enabled extensions of EXTENSIONS_PATH. Throws when one listed in EXTENSIONS_MUST_LOAD (by id or
  * folder) does not load. */
-export async function loadExtensions(services: Services, log: ExtensionLogger = consoleLogger): Promise<ExtensionHost> {
+export async function loadExtensions(services: ConfigPort & DatabasePort & EventsPort & SchemaPort, log: ExtensionLogger = consoleLogger): Promise<ExtensionHost> {
   const { path, mustLoad } = services.config.extensions;
   const host = new ExtensionHost(services, log);
   const root = resolve(path);

@@ -4,7 +4,7 @@
 import { systemAccountability, type Accountability } from '../access/accountability.ts';
 import type { ServiceContext } from '../context.ts';
 import type { PrimaryKey } from '../items/write/types.ts';
-import type { Services } from '../services.ts';
+import type { ConfigPort, DatabasePort, EventsPort, SchemaPort } from '../ports.ts';
 import type { ItemsApi } from './api.ts';
 
 // The items services are imported on first use: loading the extension host (every process, every Lambda cold start)
@@ -40,7 +40,7 @@ export function itemsApi(context: () => Promise<ServiceContext>, collection: str
 
 /** A context outside any request (actions, schedules): the current schema, the root executor, the event's caller
  * (null: system, permissions bypassed). */
-export function detachedContext(services: Services, accountability: Accountability | null): () => Promise<ServiceContext> {
+export function detachedContext(services: ConfigPort & DatabasePort & EventsPort & SchemaPort, accountability: Accountability | null): () => Promise<ServiceContext> {
   return async () => ({
     db: services.database.db,
     schema: await services.schema.get(),

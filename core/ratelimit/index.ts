@@ -1,6 +1,6 @@
 /** The process's rate limits for a set of services: built once (so apps sharing services share counters),
  * null when RATE_LIMITER_ENABLED is false. */
-import type { Services } from '../services.ts';
+import type { ConfigPort, StorePort } from '../ports.ts';
 import type { RedisStore } from '../store/redis-store.ts';
 import { RateLimits } from './rate-limits.ts';
 import { builtLimits as built } from './instances.ts';
@@ -9,7 +9,7 @@ export { RateLimits, type RateLimitExceeded } from './rate-limits.ts';
 export type { BucketName } from './config.ts';
 export { useRateLimits, rateLimited } from './instances.ts';
 
-function build(services: Services): RateLimits | null {
+function build(services: ConfigPort & StorePort): RateLimits | null {
   const { config, store } = services;
   if (!config.rateLimiter.enabled) return null;
   if (config.rateLimiter.store === 'shared') {
@@ -22,7 +22,7 @@ function build(services: Services): RateLimits | null {
   return new RateLimits(config.rateLimiter, config.logLevel, null);
 }
 
-export function rateLimitsFor(services: Services): RateLimits | null {
+export function rateLimitsFor(services: ConfigPort & StorePort): RateLimits | null {
   let limits = built.get(services);
   if (limits === undefined) {
     limits = build(services);

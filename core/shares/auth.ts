@@ -3,7 +3,7 @@
 import { inTransaction, run } from '../db/database.ts';
 import { InvalidCredentialsError, InvalidPayloadError, UserSuspendedError } from '../errors.ts';
 import { accessFor } from '../access/resolve.ts';
-import type { Services } from '../services.ts';
+import type { AccessPort, ConfigPort, DatabasePort, SchemaPort, StorePort } from '../ports.ts';
 import type { RequestMeta } from '../auth/authenticate.ts';
 import { issueTokens, type IssuedTokens } from '../auth/issue.ts';
 import type { LoginMode } from '../auth/login.ts';
@@ -32,7 +32,7 @@ interface ShareRow { id: string; role: string | null; collection: string; item: 
 /** A share outside its dates, used up or unknown is INVALID_CREDENTIALS, as is a wrong or missing password.
  * Wrong passwords count towards the share's lockout (lockout.ts); a locked share is USER_SUSPENDED, as a locked
  * account is at /auth/login, until its cooldown ends, whatever password is sent. */
-export async function shareLogin(services: Services, input: ShareLoginInput, meta: RequestMeta): Promise<IssuedTokens> {
+export async function shareLogin(services: AccessPort & ConfigPort & DatabasePort & SchemaPort & StorePort, input: ShareLoginInput, meta: RequestMeta): Promise<IssuedTokens> {
   const { config, database } = services;
   const usable = `id = $1 and (date_start is null or date_start <= now()) and (date_end is null or date_end >= now())
     and (max_uses is null or coalesce(times_used, 0) < max_uses)`;

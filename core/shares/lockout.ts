@@ -5,13 +5,13 @@
  * starts again from zero. A successful login resets the count. */
 import { run } from '../db/database.ts';
 import { LOGIN_ATTEMPTS_WINDOW_MS } from '../auth/lockout.ts';
-import type { Services } from '../services.ts';
+import type { DatabasePort, StorePort } from '../ports.ts';
 
 const attemptsKey = (share: string) => `share-login-attempts:${share}`;
 const lockKey = (share: string) => `share-locked:${share}`;
 
 /** settings.auth_login_attempts; null (or 0 and below) means unlimited. */
-async function allowedAttempts(services: Services): Promise<number | null> {
+async function allowedAttempts(services: DatabasePort): Promise<number | null> {
   const [row] = await run<{ auth_login_attempts: number | null }>(services.database.db,
     'select auth_login_attempts from svc_settings order by id limit 1');
   const n = row ? row.auth_login_attempts : 25;
@@ -19,7 +19,7 @@ async function allowedAttempts(services: Services): Promise<number | null> {
 }
 
 /** When the share's lock ends (epoch ms), or null when it is not locked. */
-export async function shareLockedUntil(services: Services, share: string): Promise<number | null> {
+export async function shareLockedUntil(services: StorePort, share: string): Promise<number | null> {
   let value: string | null;
   try {
     value = await services.store.get(lockKey(share));
@@ -33,7 +33,7 @@ export async function shareLockedUntil(services: Services, share: string): Promi
 }
 
 /** Counts a wrong share password; returns true when this failure locked the share. */
-export async function recordFailedShareLogin(services: Services, share: string, cooldownMs: number): Promise<boolean> {
+export async function recordFailedShareLogin(services: DatabasePort & StorePort, share: string, cooldownMs: number): Promise<boolean> {
   const limit = await allowedAttempts(services);
   if (limit === null) return false;
   try {
@@ -48,6 +48,6 @@ export async function recordFailedShareLogin(services: Services, share: string, 
   }
 }
 
-export async function resetFailedShareLogins(services: Services, share: string): Promise<void> {
+export async function resetFailedShareLogins(services: StorePort, share: string): Promise<void> {
   await services.store.del(attemptsKey(share)).catch(() => undefined);
 }

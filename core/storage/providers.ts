@@ -5,9 +5,9 @@ import type { ServiceContext } from '../context.ts';
 import { inTransaction, run } from '../db/database.ts';
 import { ForbiddenError, InvalidPayloadError, NotFoundError, RecordNotUniqueError } from '../errors.ts';
 import { isPlainObject } from '../items/write/payload.ts';
-import type { Services } from '../services.ts';
+import type { ConfigPort, SchemaPort } from '../ports.ts';
 import { maskConfig, sealConfig, unmask, validateProviderConfig } from './provider-config.ts';
-import { STORAGE_PROVIDER_KEY } from './registry.ts';
+import { STORAGE_PROVIDER_KEY, type StorageRegistry } from './registry.ts';
 
 export interface ProviderRecord { id: number; name: string; extension_key: string; value: Record<string, unknown> }
 
@@ -46,7 +46,7 @@ export async function readProvider(ctx: ServiceContext, name: string): Promise<P
   return shown(row);
 }
 
-export async function createProvider(services: Services, ctx: ServiceContext, body: unknown): Promise<{ id: number }> {
+export async function createProvider(services: ConfigPort & SchemaPort, ctx: ServiceContext, body: unknown): Promise<{ id: number }> {
   assertAdmin(ctx);
   const input = plainObject(body);
   for (const k of Object.keys(input)) if (k !== 'name' && k !== 'value') throw new InvalidPayloadError(`Unknown field "${k}".`);
@@ -70,7 +70,7 @@ function recordId(id: string): number {
   return n;
 }
 
-export async function updateProvider(services: Services, ctx: ServiceContext, id: string, body: unknown): Promise<{ id: number }> {
+export async function updateProvider(services: ConfigPort & SchemaPort, ctx: ServiceContext, id: string, body: unknown): Promise<{ id: number }> {
   assertAdmin(ctx);
   const input = plainObject(body);
   for (const k of Object.keys(input)) if (k !== 'value') throw new InvalidPayloadError(`Only "value" can be changed (got "${k}").`);
@@ -92,7 +92,7 @@ export async function updateProvider(services: Services, ctx: ServiceContext, id
   return { id: key };
 }
 
-export async function deleteProvider(services: Services, ctx: ServiceContext, id: string): Promise<void> {
+export async function deleteProvider(services: SchemaPort, ctx: ServiceContext, id: string): Promise<void> {
   assertAdmin(ctx);
   const rows = await run(ctx.db, 'delete from svc_extension_settings where id = $1 and extension_key = $2 returning id', [recordId(id), STORAGE_PROVIDER_KEY]);
   if (rows.length === 0) throw new NotFoundError('Storage provider not found.');
@@ -100,7 +100,7 @@ export async function deleteProvider(services: Services, ctx: ServiceContext, id
 }
 
 /** GET /files/storage-locations: the provider names, the default first (admin only). */
-export async function storageLocations(services: Services, ctx: ServiceContext): Promise<string[]> {
+export async function storageLocations(services: { storage: StorageRegistry }, ctx: ServiceContext): Promise<string[]> {
   assertAdmin(ctx);
   return (await services.storage.providers(ctx.schema.version)).names;
 }

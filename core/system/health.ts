@@ -1,7 +1,7 @@
 /** GET /server/health's verdict: `ok`; `warn` (200) while the shared store (Redis) does not answer, as the
  * instance still serves, degraded; `error` (503) while the database does not answer within 3 s. */
 import { run } from '../db/database.ts';
-import type { Services } from '../services.ts';
+import type { DatabasePort, StorePort } from '../ports.ts';
 
 const PROBE_TIMEOUT_MS = 3000;
 
@@ -28,7 +28,7 @@ async function answers(probe: () => Promise<unknown>): Promise<boolean> {
   }
 }
 
-export async function checkHealth(services: Pick<Services, 'database' | 'store'>): Promise<HealthReport> {
+export async function checkHealth(services: DatabasePort & StorePort): Promise<HealthReport> {
   const { database, store } = services;
   const [db, shared] = await Promise.all([
     answers(() => run(database.db, 'select 1')),

@@ -7,7 +7,7 @@ import type { Transaction } from 'kysely';
 import { systemAccountability } from '../access/accountability.ts';
 import { inTransaction, run } from '../db/database.ts';
 import type { SchemaOverview } from '../schema/types.ts';
-import type { Services } from '../services.ts';
+import type { ConfigPort, DatabasePort, EventsPort, SchemaPort } from '../ports.ts';
 import { logAction } from './actions.ts';
 import { escalationTargets } from './assignees.ts';
 import { applyApproval, applyRejection } from './decisions.ts';
@@ -24,7 +24,7 @@ const CLAIM_SQL = `select s.* from svc_workflow_instance_steps s join svc_workfl
 
 /** Fires every timeout due at `now`; returns what it did. One failing step (its promotion fails, say) is rolled
  * back alone and retried on the next run. */
-export async function runWorkflowTimeouts(services: Services, now: Date = new Date()): Promise<TimeoutResult> {
+export async function runWorkflowTimeouts(services: ConfigPort & DatabasePort & EventsPort & SchemaPort, now: Date = new Date()): Promise<TimeoutResult> {
   const result: TimeoutResult = { fired: [], failed: [] };
   const skip: string[] = [];
   const schema = await services.schema.get();
@@ -50,7 +50,7 @@ export async function runWorkflowTimeouts(services: Services, now: Date = new Da
   }
 }
 
-async function fire(services: Services, schema: SchemaOverview, trx: Transaction<any>, is: InstanceStepRow): Promise<string> {
+async function fire(services: ConfigPort & DatabasePort & EventsPort & SchemaPort, schema: SchemaOverview, trx: Transaction<any>, is: InstanceStepRow): Promise<string> {
   try {
     const [instance] = await run<InstanceRow>(trx, 'select * from svc_workflow_instances where id = $1', [is.instance_id]);
     const ctx = { db: trx, schema, accountability: systemAccountability(), config: services.config, events: services.events };
@@ -83,7 +83,7 @@ async function fire(services: Services, schema: SchemaOverview, trx: Transaction
 }
 
 /** Runs the timeout job every `intervalMs` in this (container or standalone) process; returns a stop function. */
-export function startWorkflowTimeouts(services: Services, intervalMs: number): () => void {
+export function startWorkflowTimeouts(services: ConfigPort & DatabasePort & EventsPort & SchemaPort, intervalMs: number): () => void {
   let running = false;
   const tick = async () => {
     if (running) return;
