@@ -6,7 +6,8 @@ import type { Readable } from 'node:stream';
 import { authenticate } from '../auth/authenticate.ts';
 import type { ServiceContext } from '../context.ts';
 import { ForbiddenError, NotFoundError } from '../errors.ts';
-import type { Services } from '../services.ts';
+import type { AccessPort, ConfigPort, DatabasePort, SchemaPort, StorePort } from '../ports.ts';
+import type { StorageRegistry } from '../storage/registry.ts';
 import type { StorageDriver, StoredObject } from '../storage/driver.ts';
 import { canReadFile, isAnonymous, readVisibleFile } from './access.ts';
 import { isActiveContent, safeContentType } from './active-content.ts';
@@ -43,7 +44,7 @@ export interface AssetResponse {
   body: Readable | null;
 }
 
-async function loadReadable(services: Services, ctx: ServiceContext, rawId: string): Promise<AssetFile> {
+async function loadReadable(ctx: ServiceContext, rawId: string): Promise<AssetFile> {
   const id = rawId.split('.')[0];
   if (!isUuid(id)) throw new NotFoundError();
   const visible = await readVisibleFile(ctx, id);
@@ -57,7 +58,7 @@ async function loadReadable(services: Services, ctx: ServiceContext, rawId: stri
 /** Whether the Public role may read the row too, from anywhere: only then may shared caches keep the
  * response. Public policies limited by ip_access don't count (a shared cache would hand the bytes to every
  * address), so the Public role is resolved without an address. */
-async function publiclyReadable(services: Services, ctx: ServiceContext, file: AssetFile): Promise<boolean> {
+async function publiclyReadable(services: AccessPort & ConfigPort & DatabasePort & SchemaPort & StorePort, ctx: ServiceContext, file: AssetFile): Promise<boolean> {
   const a = ctx.accountability;
   const everywhere = await authenticate(services, null, { ip: null, userAgent: a.userAgent, origin: a.origin }, ctx.schema.version);
   // An anonymous caller holding exactly the address-independent policies already proved it.
@@ -72,7 +73,7 @@ function downloadName(file: AssetFile, plan: TransformPlan | null): string {
   return `${dot > 0 ? name.slice(0, dot) : name}.${OUTPUT_EXT[plan.format]}`;
 }
 
-function baseHeaders(services: Services, file: AssetFile, req: AssetRequest, type: string, isPublic: boolean, plan: TransformPlan | null): Record<string, string> {
+function baseHeaders(services: ConfigPort, file: AssetFile, req: AssetRequest, type: string, isPublic: boolean, plan: TransformPlan | null): Record<string, string> {
   const maxAge = Math.floor(services.config.files.assetsCacheTtlMs / 1000);
   const headers: Record<string, string> = {
     'content-type': type,
@@ -116,7 +117,7 @@ function current(cached: StoredObject | null, file: AssetFile): cached is Stored
   return cached !== null && cached.modified.getTime() >= file.modified_on.getTime() - 1000;
 }
 
-async function serveTransformed(services: Services, driver: StorageDriver, file: AssetFile, req: AssetRequest, plan: TransformPlan, headers: Record<string, string>): Promise<AssetResponse> {
+async function serveTransformed(services: ConfigPort, driver: StorageDriver, file: AssetFile, req: AssetRequest, plan: TransformPlan, headers: Record<string, string>): Promise<AssetResponse> {
   const key = cacheKeyFor(file.filename_disk!, plan);
   let cached = await driver.stat(key);
   if (!current(cached, file)) {
@@ -144,8 +145,8 @@ async function serveTransformed(services: Services, driver: StorageDriver, file:
   return { status: 200, headers, body: req.head ? null : await driver.read(key) };
 }
 
-export async function serveAsset(services: Services, ctx: ServiceContext, req: AssetRequest): Promise<AssetResponse> {
-  const file = await loadReadable(services, ctx, req.id);
+export async function serveAsset(services: AccessPort & ConfigPort & DatabasePort & SchemaPort & StorePort & { storage: StorageRegistry }, ctx: ServiceContext, req: AssetRequest): Promise<AssetResponse> {
+  const file = await loadReadable(ctx, req.id);
   const transformable = isTransformable(file.type) && requestsTransform(req.query);
   let plan: TransformPlan | null = null;
   let negotiated = false;

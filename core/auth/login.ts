@@ -2,7 +2,7 @@
 import { inTransaction, run } from '../db/database.ts';
 import { InvalidCredentialsError, InvalidOtpError, InvalidPayloadError, UserSuspendedError } from '../errors.ts';
 import { accessFor } from '../access/resolve.ts';
-import type { Services } from '../services.ts';
+import type { AccessPort, ConfigPort, DatabasePort, EventsPort, SchemaPort, StorePort } from '../ports.ts';
 import { hashPassword, verifyPassword } from './passwords.ts';
 import { spendOtp } from './otp.ts';
 import { clip, createSession } from './sessions.ts';
@@ -63,7 +63,7 @@ select u.id, u.role, u.status, u.password, u.tfa_secret, u.tfa_enabled, u.provid
 from svc_users u left join svc_roles r on r.id = u.role
 where lower(u.email) = lower($1) order by (u.email = $1) desc limit 1`;
 
-export async function login(services: Services, input: LoginInput, meta: RequestMeta): Promise<LoginResult> {
+export async function login(services: AccessPort & ConfigPort & DatabasePort & EventsPort & SchemaPort & StorePort, input: LoginInput, meta: RequestMeta): Promise<LoginResult> {
   const { config, database } = services;
   // Email is matched case-insensitively; an exact match wins should case variants coexist.
   const [user] = await run<LoginUser>(database.db, LOGIN_USER_SQL, [input.email]);
