@@ -12,7 +12,7 @@ import { verifyPassword } from '../auth/passwords.ts';
 import { updateItem } from '../items/write/index.ts';
 import { publishRevocation, revokeSessions } from '../auth/user-revocation.ts';
 import { guardCredentialWrite } from '../access/credential-guard.ts';
-import type { Services } from '../services.ts';
+import type { ConfigPort, DatabasePort, SchemaPort, StorePort } from '../ports.ts';
 import { asPayload, checkFields, checkUniqueEmails, SELF_EDITABLE, type UserPayload } from './payload.ts';
 import { selectCredentials, type UserCredentials } from './table.ts';
 
@@ -33,7 +33,7 @@ export async function ownCredentials(ctx: ServiceContext): Promise<OwnCredential
 /** The caller proves they hold the account: their current password (when they have one), and their
  * one-time code when two-factor is on. Wrong guesses count towards the login lockout (a stolen access token
  * must not become a way to guess the password at leisure), and a locked account proves nothing. */
-export async function proveOwnership(services: Services, user: OwnCredentials, password: unknown, otp: unknown, requireOtp: boolean): Promise<void> {
+export async function proveOwnership(services: ConfigPort & DatabasePort & StorePort, user: OwnCredentials, password: unknown, otp: unknown, requireOtp: boolean): Promise<void> {
   if (user.password !== null) {
     if (password === undefined || password === null || password === '') throw new InvalidPayloadError('"current_password" is required');
     await refuseWhileLocked(services, user.id);
@@ -52,7 +52,7 @@ export async function proveOwnership(services: Services, user: OwnCredentials, p
   }
 }
 
-export async function updateMe(services: Services, ctx: ServiceContext, body: unknown): Promise<string> {
+export async function updateMe(services: ConfigPort & DatabasePort & SchemaPort & StorePort, ctx: ServiceContext, body: unknown): Promise<string> {
   const raw = asPayload(body);
   const user = await ownCredentials(ctx);
   const payload: UserPayload = {};

@@ -10,7 +10,7 @@ import { ForbiddenError, InvalidOtpError, InvalidPayloadError } from '../errors.
 import { spendOtp } from '../auth/otp.ts';
 import { revokeUserAccess } from '../auth/user-revocation.ts';
 import { refuseUnderImpersonation } from '../access/credential-guard.ts';
-import type { Services } from '../services.ts';
+import type { ConfigPort, DatabasePort, SchemaPort, StorePort } from '../ports.ts';
 import { ownCredentials, proveOwnership } from './me.ts';
 import { isUuid } from '../uuid.ts';
 import { disableUserTfa, enableUserTfa, roleEnforcesTfa, selectEmailAndProjectName } from './table.ts';
@@ -21,7 +21,7 @@ const pendingKey = (user: string) => `tfa:pending:${user}`;
 export interface TfaSetup { secret: string; otpauth_url: string }
 
 /** Checks the caller may set up two-factor (none yet, proof of the password) and makes a secret for them. */
-async function newSecret(services: Services, ctx: ServiceContext, body: Record<string, unknown>): Promise<{ userId: string } & TfaSetup> {
+async function newSecret(services: ConfigPort & DatabasePort & SchemaPort & StorePort, ctx: ServiceContext, body: Record<string, unknown>): Promise<{ userId: string } & TfaSetup> {
   refuseUnderImpersonation(ctx.accountability);
   const user = await ownCredentials(ctx);
   if (user.tfa_secret) throw new InvalidPayloadError('TFA Secret is already set for this user');
@@ -33,21 +33,21 @@ async function newSecret(services: Services, ctx: ServiceContext, body: Record<s
 }
 
 /** POST /users/me/tfa/generate: a secret to confirm later; nothing changes on the account yet. */
-export async function generateTfa(services: Services, ctx: ServiceContext, body: Record<string, unknown>): Promise<TfaSetup> {
+export async function generateTfa(services: ConfigPort & DatabasePort & SchemaPort & StorePort, ctx: ServiceContext, body: Record<string, unknown>): Promise<TfaSetup> {
   const { userId, secret, otpauth_url } = await newSecret(services, ctx, body);
   await services.store.set(pendingKey(userId), secret, PENDING_TTL_MS);
   return { secret, otpauth_url };
 }
 
 /** POST /users/me/tfa/enable `{password}`: two-factor is on from now on, with the secret answered. */
-export async function enableTfa(services: Services, ctx: ServiceContext, body: Record<string, unknown>): Promise<TfaSetup> {
+export async function enableTfa(services: ConfigPort & DatabasePort & SchemaPort & StorePort, ctx: ServiceContext, body: Record<string, unknown>): Promise<TfaSetup> {
   const { userId, secret, otpauth_url } = await newSecret(services, ctx, body);
   // `tfa_secret is null` keeps two concurrent enables from overwriting each other's secret.
   if (!await enableUserTfa(ctx.db, userId, secret, true)) throw new InvalidPayloadError('TFA Secret is already set for this user');
   return { secret, otpauth_url };
 }
 
-export async function confirmTfa(services: Services, ctx: ServiceContext, body: Record<string, unknown>): Promise<void> {
+export async function confirmTfa(services: ConfigPort & DatabasePort & SchemaPort & StorePort, ctx: ServiceContext, body: Record<string, unknown>): Promise<void> {
   refuseUnderImpersonation(ctx.accountability);
   const user = await ownCredentials(ctx);
   if (user.tfa_secret) throw new InvalidPayloadError('TFA Secret is already set for this user');
@@ -60,7 +60,7 @@ export async function confirmTfa(services: Services, ctx: ServiceContext, body: 
 }
 
 /** Ends the user's other sessions: they were opened with the second factor that is now gone. */
-export async function disableOwnTfa(services: Services, ctx: ServiceContext, body: Record<string, unknown>): Promise<void> {
+export async function disableOwnTfa(services: ConfigPort & DatabasePort & SchemaPort & StorePort, ctx: ServiceContext, body: Record<string, unknown>): Promise<void> {
   refuseUnderImpersonation(ctx.accountability);
   const user = await ownCredentials(ctx);
   if (!user.tfa_secret) throw new InvalidPayloadError("TFA isn't enabled for this user");
@@ -73,7 +73,7 @@ export async function disableOwnTfa(services: Services, ctx: ServiceContext, bod
 
 /** POST /users/{id}/tfa/disable: admins reset a user's two-factor without a code. The user's sessions end
  * (an admin resetting their own keeps the session making the request). */
-export async function disableTfaOf(services: Services, ctx: ServiceContext, id: string): Promise<void> {
+export async function disableTfaOf(services: ConfigPort & DatabasePort & SchemaPort & StorePort, ctx: ServiceContext, id: string): Promise<void> {
   if (!ctx.accountability.admin) throw new ForbiddenError();
   refuseUnderImpersonation(ctx.accountability);
   if (!isUuid(id)) throw new ForbiddenError();
