@@ -2,7 +2,7 @@
  * field (prefix: "config." for nested ones). */
 import { randomBytes } from 'node:crypto';
 import { InvalidPayloadError } from '../errors.ts';
-import { isPlainObject } from '../items/write/payload.ts';
+import { isPlainObject } from '../plain-object.ts';
 
 export function bodyObject(body: unknown): Record<string, unknown> {
   if (!isPlainObject(body)) throw new InvalidPayloadError('Invalid payload. Body must be a JSON object.');

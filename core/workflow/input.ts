@@ -2,6 +2,7 @@
  * naming the field. */
 import { InvalidPayloadError } from '../errors.ts';
 import { isUuid } from '../uuid.ts';
+import { isPlainObject as isObject } from '../plain-object.ts';
 
 export type Body = Record<string, unknown>;
 
@@ -9,9 +10,7 @@ export function invalid(message: string, field?: string): InvalidPayloadError {
   return new InvalidPayloadError(`Invalid payload. ${message}`, field ? { field } : {});
 }
 
-export function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
+export { isObject };
 
 /** The body as an object whose keys are all in `allowed`. */
 export function body(raw: unknown, allowed: readonly string[]): Body {

@@ -16,7 +16,7 @@ const LAYERS: readonly (readonly string[])[] = [
   // Plain values and types that import nothing of the core's rules. The caller's identity is a plain type
   // every layer passes along, and the schema overview's shapes are plain types, so both sit here although
   // they live in access/ and schema/.
-  ['errors', 'uuid', 'config', 'crypto', 'streams', 'access/accountability', 'schema/types'],
+  ['errors', 'uuid', 'plain-object', 'config', 'crypto', 'streams', 'access/accountability', 'schema/types'],
   // Plumbing: database, shared store, queue, mail transport, cron, metrics, load sampler.
   ['db', 'store', 'queue', 'mail', 'schedule', 'metrics', 'pressure'],
   // What every service call carries (executor, schema overview, accountability, bus).

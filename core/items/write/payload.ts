@@ -7,6 +7,7 @@ import type { CollectionOverview, FieldOverview, Relation, SchemaOverview } from
 import { keyOf } from './keys.ts';
 import type { Payload, PrimaryKey } from './types.ts';
 import { coerceValue, ValueError } from './values.ts';
+import { isPlainObject } from '../../plain-object.ts';
 
 /** A many-to-one (or any-to-one) value given as an object: written first, its key stored in `field`. */
 export interface ToOneWrite {
@@ -31,9 +32,7 @@ export interface PreparedPayload {
   toMany: ToManyWrite[];
 }
 
-export function isPlainObject(value: unknown): value is Payload {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
+export { isPlainObject };
 
 export function collectionOf(schema: SchemaOverview, name: string): CollectionOverview | undefined {
   return Object.hasOwn(schema.collections, name) ? schema.collections[name] : undefined;

@@ -1,11 +1,10 @@
 /** Small readers for untrusted webhook JSON. */
 import { InvalidPayloadError } from '../../errors.ts';
+import { isPlainObject as isObject } from '../../plain-object.ts';
 
 export type Json = Record<string, unknown>;
 
-export function isObject(v: unknown): v is Json {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
+export { isObject };
 
 export function parseJson(text: string, what: string): unknown {
   try {

@@ -36,6 +36,4 @@ export function constraintName(table: string, column: string, suffix: string): s
   return `${name.slice(0, 63 - tag.length - suffix.length - 2)}_${tag}_${suffix}`;
 }
 
-export function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
+export { isPlainObject } from '../../plain-object.ts';
