@@ -26,22 +26,27 @@ export function isJsonMediaType(type: string): boolean {
   return /^application\/([\w.+-]+\+)?json$/.test(type.split(';')[0].trim().toLowerCase());
 }
 
-/** Refuses a body that is not declared as JSON. text/plain, form types and a body without a type are what a
- * cross-site form or a no-cors fetch may send without a CORS preflight: reading them as JSON would let another
- * site post to the API with the visitor's cookies. A JSON type needs a preflight, which CORS then rules on. */
-export function assertJsonMediaType(type: string | undefined, hasBody: boolean): void {
-  if (type ? isJsonMediaType(type) : !hasBody) return;
+function unsupported(type: string | undefined): UnsupportedMediaTypeError {
   const name = type ? `"${type.split(';')[0].trim()}"` : 'none';
-  throw new UnsupportedMediaTypeError(`Unsupported media type ${name}. Send JSON with Content-Type: application/json.`);
+  return new UnsupportedMediaTypeError(`Unsupported media type ${name}. Send JSON with Content-Type: application/json.`);
+}
+
+/** The body's text, read only when it is declared as JSON (the type is checked once, before reading). text/plain,
+ * form types and a body without a type are what a cross-site form or a no-cors fetch may send without a CORS
+ * preflight: reading them as JSON would let another site post to the API with the visitor's cookies. A JSON type
+ * needs a preflight, which CORS then rules on. A request without a body needs no type. */
+export async function readJsonText(c: Context<AppEnv>): Promise<string> {
+  const type = c.req.header('content-type');
+  if (type !== undefined && !isJsonMediaType(type)) throw unsupported(type);
+  const text = await readText(c);
+  if (type === undefined && text.length > 0) throw unsupported(type);
+  return text;
 }
 
 /** The JSON body, or undefined for an empty body. Malformed JSON is a 400; a body not declared as JSON is
- * 400 UNSUPPORTED_MEDIA_TYPE (assertJsonMediaType). */
+ * 400 UNSUPPORTED_MEDIA_TYPE (readJsonText). */
 export async function readJson(c: Context<AppEnv>): Promise<unknown> {
-  const type = c.req.header('content-type');
-  if (type) assertJsonMediaType(type, true);
-  const text = await readText(c);
-  assertJsonMediaType(type, text.length > 0);
+  const text = await readJsonText(c);
   if (text.trim() === '') return undefined;
   try {
     return JSON.parse(text);

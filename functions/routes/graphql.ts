@@ -3,7 +3,7 @@
 import type { Context, Hono } from 'hono';
 import { InvalidPayloadError } from '../../core/errors.ts';
 import { handleGraphql } from '../../core/graphql/server.ts';
-import { assertJsonMediaType, readText } from '../http/body.ts';
+import { readJsonText, readText } from '../http/body.ts';
 import { serviceContext } from '../http/context.ts';
 import type { AppEnv } from '../http/env.ts';
 
@@ -13,9 +13,7 @@ import type { AppEnv } from '../http/env.ts';
 async function postBody(c: Context<AppEnv>): Promise<unknown> {
   const header = c.req.header('content-type');
   if (header?.split(';')[0].trim().toLowerCase() === 'application/graphql') return { query: await readText(c) };
-  if (header) assertJsonMediaType(header, true);
-  const text = await readText(c);
-  assertJsonMediaType(header, text.length > 0);
+  const text = await readJsonText(c);
   try {
     return JSON.parse(text) as unknown;
   } catch {
