@@ -187,3 +187,54 @@ describe('json fields cannot be ordered', () => {
     expect(r.body.data[0].count.meta).toBe(3);
   });
 });
+
+describe('permission matrix of a relational filter', () => {
+  // posts readable by all of them; authors: LOW reads Ada, OTHER reads Brian, NONE has no read on posts, the
+  // public role reads posts but not authors, a share of post 1 acts as LOW's role within its reach.
+  const OTHER = 'relational-other';
+  const NONE = 'relational-none';
+  let shareToken: string;
+
+  beforeAll(async () => {
+    await createPrincipal(t.services, {
+      token: OTHER,
+      permissions: [
+        { collection: 'posts', action: 'read' },
+        { collection: 'authors', action: 'read', fields: ['id', 'name'], permissions: { name: { _eq: 'Brian' } } },
+      ],
+    });
+    await createPrincipal(t.services, { token: NONE, permissions: [{ collection: 'authors', action: 'read' }] });
+    const [{ policy }] = await run<{ policy: string }>(t.services.database.db, 'select a.policy from svc_settings s join svc_access a on a.role = s.public_role where s.id = 1');
+    await run(t.services.database.db, `insert into svc_permissions (policy, collection, action, fields) values ($1, 'posts', 'read', '["*"]')`, [policy]);
+    const [{ role }] = await run<{ role: string }>(t.services.database.db, 'select role from svc_users where token = $1', [LOW]);
+    const share = '5f0c0c0c-0000-4000-8000-00000000000a';
+    await run(t.services.database.db, "insert into svc_shares (id, collection, item, role) values ($1, 'posts', '1', $2)", [share, role]);
+    await t.services.schema.invalidate();
+    const auth = await t.req('POST', '/shares/auth', { share }, { token: null });
+    expect(auth.status).toBe(200);
+    shareToken = auth.body.data.access_token;
+  });
+
+  const byAuthor = (name: string, token: string | null) =>
+    t.req('GET', `/items/posts?fields=id&sort=id&filter=${encodeURIComponent(JSON.stringify({ author: { name: { _eq: name } } }))}`, undefined, { token });
+
+  it.each([
+    ['admin', () => ADMIN_TOKEN, { Ada: [1, 2], Brian: [3, 4] }],
+    ['owner (reads Ada)', () => LOW, { Ada: [1, 2], Brian: [] }],
+    ['other user (reads Brian)', () => OTHER, { Ada: [], Brian: [3, 4] }],
+    ['share of post 1', () => shareToken, { Ada: [1], Brian: [] }],
+  ] as const)('%s', async (_, token, expected) => {
+    for (const [name, keys] of Object.entries(expected)) {
+      const res = await byAuthor(name, token());
+      expect([res.status, ids(res.body.data ?? [])], name).toEqual([200, keys]);
+    }
+  });
+
+  it.each([
+    ['no access', () => NONE],
+    ['public (no read on authors)', () => null],
+  ] as const)('%s: 403', async (_, token) => {
+    const res = await byAuthor('Ada', token());
+    expect([res.status, res.body.errors?.[0]?.extensions?.code]).toEqual([403, 'FORBIDDEN']);
+  });
+});
