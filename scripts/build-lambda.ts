@@ -3,7 +3,7 @@
  * left external (installed for the Lambda platform, or never loaded there).
  *
  * `npm run build:lambda [-- --outdir <dir>]` writes <dir>/index.mjs (default .build/lambda) and prints its size and
- * the size of the externals it expects at runtime. `buildLambda()` is what test/lambda-bundle.test.ts and
+ * the size of the externals it expects at runtime. `buildLambda()` is what test/lambda/bundle.test.ts and
  * test/bench/lambda-cold-start.ts call. */
 import { existsSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';

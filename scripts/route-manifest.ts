@@ -3,7 +3,7 @@
  *
  *   npx tsx scripts/route-manifest.ts
  *
- * Run after adding, removing or reordering a route or a group (test/lambda-routes.test.ts fails until then). It lives
+ * Run after adding, removing or reordering a route or a group (test/lambda/routes.test.ts fails until then). It lives
  * here, not in functions/, because it reads the container's groups: functions/ never imports container/. */
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';

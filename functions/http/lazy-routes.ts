@@ -10,7 +10,7 @@
  * recording app, checks that what it registered is what the manifest says, and calls the real handler with the
  * same context and `next`; later requests call it directly.
  *
- * The manifest is generated (scripts/route-manifest.ts) and test/lambda-routes.test.ts fails when it is
+ * The manifest is generated (scripts/route-manifest.ts) and test/lambda/routes.test.ts fails when it is
  * out of date; a group whose routes differ from the manifest at run time answers 500 with that message rather than
  * being served from the wrong routes. */
 import { Hono, type MiddlewareHandler } from 'hono';

@@ -1,6 +1,6 @@
 /** The route groups of the functions half, in mount order: the one list the eager mount (./index.ts), the lazy mount
  * (./lazy.ts) and the route manifest (./manifest.ts, written by `npx tsx scripts/route-manifest.ts`) are derived from.
- * A new group is one record here, then a manifest run (test/lambda-routes.test.ts fails until then). Each record
+ * A new group is one record here, then a manifest run (test/lambda/routes.test.ts fails until then). Each record
  * imports its module only when loaded, so a Lambda cold start reads none of them. */
 import type { RouteGroup } from '../http/lazy-routes.ts';
 

@@ -1,7 +1,7 @@
 /** The functions half's route groups (./groups.ts) for an app that imports them when first needed
  * (functions/http/lazy-routes.ts), registered from the generated ./manifest.ts. The functions half uses it (a Lambda
  * cold start then loads no group before a request reaches it), and `npm start` too (container/lazy-app.ts).
- * test/lambda-routes.test.ts checks that it registers the routes of the eager mount (./index.ts) in the same order and
+ * test/lambda/routes.test.ts checks that it registers the routes of the eager mount (./index.ts) in the same order and
  * that the manifest is current (`npx tsx scripts/route-manifest.ts` regenerates it). */
 import type { Hono } from 'hono';
 import type { AppEnv } from '../http/env.ts';

@@ -1,5 +1,5 @@
 // A fresh Lambda instance, as the nodejs20.x runtime starts one: plain `node` (no tsx), import the bundle, then hand
-// its exported `handler` API Gateway HTTP API (payload 2.0) events. Used by test/lambda-bundle.test.ts and
+// its exported `handler` API Gateway HTTP API (payload 2.0) events. Used by test/lambda/bundle.test.ts and
 // test/bench/lambda-cold-start.ts.
 //
 //   node test/bench/lambda-child.mjs <bundle.mjs> <steps JSON>

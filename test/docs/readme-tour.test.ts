@@ -5,7 +5,7 @@
  * README shows. The only edit to the block is the port in `B=`.
  *
  * The server runs from the sources (`node --import tsx container/main.ts`, what `npm start` runs once compiled):
- * compiling dist/ here would race with test/start-script.test.ts, which deletes and rebuilds dist/. It uses the
+ * compiling dist/ here would race with test/server/start-script.test.ts, which deletes and rebuilds dist/. It uses the
  * embedded PGlite in a temporary DATA_DIR; with TEST_DATABASE_URL it gets a new, empty database on that server
  * through DATABASE_URL instead (as `DATABASE_URL=... npm start` in the README). The pressure limiter is off as in
  * every test: a loaded test machine must not shed the tour's requests. */

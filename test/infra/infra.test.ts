@@ -1,0 +1,456 @@
+/** sst.config.ts and infra/ loaded with SST's globals replaced by recording fakes (no SST CLI, no AWS): the
+ * resources, links, environments and routes they declare; docker-compose.yml and the Dockerfile checked against
+ * the same names. `docker compose config` runs only where a docker client with the compose plugin exists. */
+import { spawnSync } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { parse as parseYaml } from 'yaml';
+import { loadConfig } from '../../core/config.ts';
+
+const ROOT = resolve(import.meta.dirname, '..', '..');
+
+// ---------------------------------------------------------------------------------------------------------------
+// Recording fakes of SST's globals
+
+/** Pulumi's Output: here a known value; unknown resource attributes are the placeholder `<Name.attribute>`. */
+class FakeOutput<T> {
+  constructor(readonly value: T) {}
+  apply<U>(fn: (value: T) => U | FakeOutput<U>): FakeOutput<U> {
+    const result = fn(this.value);
+    return result instanceof FakeOutput ? result : new FakeOutput(result as U);
+  }
+}
+
+const unwrap = (v: unknown): unknown => (v instanceof FakeOutput ? v.value : v);
+
+interface Created {
+  type: string;
+  name: string;
+  args: any;
+  instance: any;
+  calls: { method: string; args: unknown[] }[];
+}
+
+let created: Created[] = [];
+
+/** A component class: records its construction and method calls; any other property is an Output placeholder. */
+function component(type: string, methods: string[] = []) {
+  return class {
+    constructor(name: string, args?: unknown) {
+      const record: Created = { type, name, args, instance: null, calls: [] };
+      const self = new Proxy(this, {
+        get(target, prop) {
+          if (typeof prop !== 'string') return Reflect.get(target, prop);
+          if (prop === '__record') return record;
+          if (methods.includes(prop)) return (...a: unknown[]) => { record.calls.push({ method: prop, args: a }); };
+          if (prop === 'then') return undefined;
+          return new FakeOutput(`<${name}.${prop}>`);
+        },
+      });
+      record.instance = self;
+      created.push(record);
+      return self;
+    }
+  };
+}
+
+function installGlobals(stage: string) {
+  const g = globalThis as any;
+  g.$app = { name: 'svc', stage };
+  g.$dev = false;
+  g.$config = (input: unknown) => input;
+  g.$util = {
+    output: (v: unknown) => (v instanceof FakeOutput ? v : new FakeOutput(v)),
+    all: (values: unknown[]) => new FakeOutput(values.map(unwrap)),
+    interpolate: (s: TemplateStringsArray, ...p: unknown[]) => new FakeOutput(String.raw(s, ...p.map(unwrap))),
+    jsonStringify: (v: unknown) => new FakeOutput(JSON.stringify(v)),
+  };
+  g.$interpolate = g.$util.interpolate;
+  g.sst = {
+    Secret: component('Secret'),
+    aws: {
+      Vpc: component('Vpc'),
+      Postgres: component('Postgres'),
+      Redis: component('Redis'),
+      Queue: component('Queue', ['subscribe']),
+      Bucket: component('Bucket'),
+      Function: component('Function'),
+      ApiGatewayV2: component('ApiGatewayV2', ['route']),
+      Cluster: component('Cluster'),
+      Service: component('Service'),
+      Router: component('Router', ['route', 'routeBucket']),
+    },
+  };
+}
+
+function removeGlobals() {
+  const g = globalThis as any;
+  for (const k of ['$app', '$dev', '$config', '$util', '$interpolate', 'sst']) delete g[k];
+}
+
+function one(type: string, name?: string): Created {
+  const found = created.filter((c) => c.type === type && (name === undefined || c.name === name));
+  expect(found, `${type} ${name ?? ''}`).toHaveLength(1);
+  return found[0];
+}
+
+/** An environment with every Output replaced by its value: what the process would see. */
+function resolved(env: Record<string, unknown>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(env)) {
+    const value = unwrap(v);
+    expect(typeof value, k).toBe('string');
+    out[k] = value as string;
+  }
+  return out;
+}
+
+const SAVED = ['SVC_AWS_REGION', 'AWS_REGION', 'SVC_CONTAINER_DOMAIN', 'SVC_ROUTER_DOMAIN', 'ASSETS_CACHE_TTL', 'METRICS_ENABLED'];
+let savedEnv: Record<string, string | undefined> = {};
+
+async function deployStage(stage: string, env: Record<string, string> = {}) {
+  created = [];
+  installGlobals(stage);
+  for (const k of SAVED) delete process.env[k];
+  for (const [k, v] of Object.entries(env)) process.env[k] = v;
+  const config = (await import('../../sst.config.ts')).default as unknown as {
+    app(input: { stage: string }): any;
+    run(): Promise<Record<string, unknown>>;
+  };
+  const app = config.app({ stage });
+  const outputs = await config.run();
+  return { app, outputs };
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// What the service reads
+
+function sourceFiles(dir: string): string[] {
+  const out: string[] = [];
+  for (const name of readdirSync(dir)) {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) out.push(...sourceFiles(path));
+    else if (name.endsWith('.ts') && !name.endsWith('.test.ts')) out.push(path);
+  }
+  return out;
+}
+
+/** Environment variable names core/, functions/ and container/ read: literals of the config parsers, process.env.X,
+ * and the `<prefix>_POINTS` / `<prefix>_DURATION` pairs of the rate limiter. Plus the AWS SDK's credentials. */
+const READ_NAMES = (() => {
+  const names = new Set(['AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY']);
+  const files = [
+    join(ROOT, 'core/config.ts'), join(ROOT, 'core/files/config.ts'), join(ROOT, 'core/ratelimit/config.ts'),
+  ];
+  for (const file of files) {
+    const text = readFileSync(file, 'utf8');
+    for (const m of text.matchAll(/'([A-Z][A-Z0-9_]{2,})'/g)) names.add(m[1]);
+    for (const m of text.matchAll(/bucket\(env, '([A-Z_]+)'/g)) names.add(`${m[1]}_POINTS`).add(`${m[1]}_DURATION`);
+  }
+  for (const dir of ['core', 'functions', 'container']) {
+    for (const file of sourceFiles(join(ROOT, dir))) {
+      for (const m of readFileSync(file, 'utf8').matchAll(/process\.env\.([A-Z][A-Z0-9_]*)/g)) names.add(m[1]);
+    }
+  }
+  return names;
+})();
+
+// ---------------------------------------------------------------------------------------------------------------
+
+describe('infra/ (sst.config.ts with SST globals stubbed)', () => {
+  beforeEach(() => {
+    savedEnv = Object.fromEntries(SAVED.map((k) => [k, process.env[k]]));
+    for (const k of SAVED) delete process.env[k];
+  });
+  afterEach(() => {
+    for (const [k, v] of Object.entries(savedEnv)) if (v === undefined) delete process.env[k]; else process.env[k] = v;
+    removeGlobals();
+  });
+
+  it('the app: production retains and protects its resources, other stages do not; the region is the provider\'s', async () => {
+    const prod = await deployStage('production', { SVC_AWS_REGION: 'eu-west-1' });
+    expect(prod.app).toMatchObject({ name: 'svc', home: 'aws', removal: 'retain', protect: true, providers: { aws: { region: 'eu-west-1' } } });
+    expect(resolved(one('Service').args.environment).AWS_REGION).toBe('eu-west-1');
+    const dev = await deployStage('dev');
+    expect(dev.app).toMatchObject({ removal: 'remove', protect: false, providers: { aws: { region: 'us-east-1' } } });
+  });
+
+  it('declares the VPC, Postgres with RDS Proxy, Redis without cluster mode, the bucket and the secrets', async () => {
+    await deployStage('production');
+    const vpc = one('Vpc').instance;
+    const db = one('Postgres');
+    expect(db.args).toMatchObject({ proxy: true, multiAz: true, vpc });
+    expect(one('Redis').args).toMatchObject({ cluster: false, vpc });
+    one('Bucket', 'Files');
+    const secrets = created.filter((c) => c.type === 'Secret').map((c) => c.name).sort();
+    expect(secrets).toEqual(['AdminEmail', 'AdminPassword', 'EmailSmtpPassword', 'EmailSmtpUser', 'Secret']);
+    // The signing secret and the admin password have no placeholder: `sst deploy` refuses to run without them.
+    expect(one('Secret', 'Secret').args).toBeUndefined();
+    expect(one('Secret', 'AdminPassword').args).toBeUndefined();
+
+    await deployStage('dev');
+    expect(one('Postgres').args).toMatchObject({ proxy: true, multiAz: false });
+  });
+
+  it('the job queue has a dead-letter queue with a redrive after as many receives as the local ElasticMQ', async () => {
+    await deployStage('dev');
+    const dead = one('Queue', 'JobsDead');
+    const jobs = one('Queue', 'Jobs');
+    expect(unwrap(jobs.args.dlq.queue)).toBe('<JobsDead.arn>');
+    expect(jobs.args.dlq.retry).toBeGreaterThanOrEqual(3);
+    expect(dead.args.transform.queue.messageRetentionSeconds).toBe(14 * 24 * 3600);
+    const conf = readFileSync(join(ROOT, 'infra/elasticmq.conf'), 'utf8');
+    expect(Number(/maxReceiveCount\s*=\s*(\d+)/.exec(conf)?.[1])).toBe(jobs.args.dlq.retry);
+    expect(conf).toMatch(/deadLettersQueue\s*\{\s*name\s*=\s*"svc-jobs-dead"/);
+  });
+
+  it('the functions: Lambda nodejs20.x arm64 behind the HTTP API, small DB pool, no migrations, linked to everything', async () => {
+    await deployStage('dev');
+    const fn = one('Function', 'Functions');
+    expect(fn.args).toMatchObject({ handler: 'functions/lambda.handler', runtime: 'nodejs20.x', architecture: 'arm64', memory: '1024 MB' });
+    expect(Number(/^(\d+) seconds$/.exec(fn.args.timeout)?.[1])).toBeLessThanOrEqual(30);
+    expect(fn.args.vpc).toBe(one('Vpc').instance);
+    expect(fn.args.nodejs.format).toBe('esm');
+    expect(fn.args.nodejs.install).toEqual(expect.arrayContaining(['sharp', '@node-rs/argon2']));
+    expect(fn.args.nodejs.esbuild.external).toEqual(expect.arrayContaining(['@electric-sql/pglite']));
+    // The handler named exists.
+    expect(readFileSync(join(ROOT, 'functions/lambda.ts'), 'utf8')).toMatch(/export \{ lambdaHandler as handler \}/);
+
+    const api = one('ApiGatewayV2', 'Api');
+    expect(api.calls).toEqual([{ method: 'route', args: ['$default', fn.instance.arn] }]);
+    expect(unwrap(fn.instance.arn)).toBe('<Functions.arn>');
+
+    const env = resolved(fn.args.environment);
+    expect(env).toMatchObject({ SVC_MODE: 'functions', DB_POOL_MAX: '2', SVC_RUN_MIGRATIONS: 'false', RATE_LIMITER_STORE: 'shared' });
+    // Reserved by Lambda: setting it fails the deploy.
+    expect(env).not.toHaveProperty('AWS_REGION');
+  });
+
+  it('the container: ECS service from the Dockerfile with scaling, load-balancer and task health checks', async () => {
+    await deployStage('production');
+    const cluster = one('Cluster', 'Cluster');
+    expect(cluster.args.vpc).toBe(one('Vpc').instance);
+    const svc = one('Service', 'Container');
+    expect(svc.args.cluster).toBe(cluster.instance);
+    expect(svc.args.image).toEqual({ context: '.', dockerfile: 'Dockerfile' });
+    expect(existsSync(join(ROOT, svc.args.image.dockerfile))).toBe(true);
+    expect(svc.args.scaling).toMatchObject({ min: 2, max: 8, cpuUtilization: 70 });
+    expect(svc.args.loadBalancer.ports).toEqual([{ listen: '80/http', forward: '8055/http' }]);
+    expect(svc.args.loadBalancer.health['8055/http']).toMatchObject({ path: '/server/health' });
+    expect(svc.args.health.command.join(' ')).toContain('/server/health');
+    const env = resolved(svc.args.environment);
+    expect(env).toMatchObject({ SVC_MODE: 'container', HOST: '0.0.0.0', PORT: '8055', DB_POOL_MAX: '10', AWS_REGION: 'us-east-1' });
+    expect(env).not.toHaveProperty('SVC_RUN_MIGRATIONS');
+
+    await deployStage('dev', { SVC_CONTAINER_DOMAIN: 'origin.example.com' });
+    const dev = one('Service', 'Container');
+    expect(dev.args.scaling).toMatchObject({ min: 1, max: 2 });
+    expect(dev.args.scaling.max).toBeGreaterThan(dev.args.scaling.min);
+    expect(dev.args.loadBalancer).toMatchObject({ domain: 'origin.example.com', ports: [{ listen: '443/https', forward: '8055/http' }] });
+  });
+
+  it('both halves link the database, Redis, the queue, the bucket and every secret', async () => {
+    await deployStage('dev');
+    const expected = [
+      one('Postgres').instance, one('Redis').instance, one('Queue', 'Jobs').instance, one('Bucket').instance,
+      ...created.filter((c) => c.type === 'Secret').map((c) => c.instance),
+    ];
+    for (const half of [one('Function'), one('Service')]) {
+      expect(half.args.link).toHaveLength(expected.length);
+      for (const resource of expected) expect(half.args.link).toContain(resource);
+    }
+  });
+
+  it('both environments come from the deployed resources and parse with core/config.ts', async () => {
+    await deployStage('dev', { ASSETS_CACHE_TTL: '1h', METRICS_ENABLED: 'true' });
+    for (const half of [one('Function'), one('Service')]) {
+      const env = resolved(half.args.environment);
+      expect(env.DATABASE_URL).toBe('postgres://%3CDatabase.username%3E:%3CDatabase.password%3E@<Database.host>:<Database.port>/<Database.database>');
+      expect(env.REDIS_URL).toMatch(/^rediss:\/\/.*@<Redis\.host>:<Redis\.port>$/);
+      expect(env.SQS_QUEUE_URL).toBe('<Jobs.url>');
+      expect(env.PUBLIC_URL).toBe('<Router.url>');
+      expect(env.SECRET).toBe('<Secret.value>');
+      expect(env.ADMIN_PASSWORD).toBe('<AdminPassword.value>');
+      expect(env.EMAIL_SMTP_PASSWORD).toBe('<EmailSmtpPassword.value>');
+      expect(env).toMatchObject({ ASSETS_CACHE_TTL: '1h', METRICS_ENABLED: 'true' });
+
+      const config = loadConfig(env);
+      expect(config.databaseUrl).toBe(env.DATABASE_URL);
+      expect(config.redisUrl).toBe(env.REDIS_URL);
+      expect(config.sqsQueueUrl).toBe('<Jobs.url>');
+      expect(config.secretGenerated).toBe(false);
+      expect(config.rateLimiter.store).toBe('shared');
+      expect(config.files.assetsCacheTtlMs).toBe(3_600_000);
+      expect(config.metrics.enabled).toBe(true);
+      expect(config.dbPoolMax).toBe(half.type === 'Function' ? 2 : 10);
+    }
+  });
+
+  it('every variable either half is given is one the service reads', async () => {
+    await deployStage('dev');
+    expect(READ_NAMES.has('DATABASE_URL')).toBe(true);
+    expect(READ_NAMES.has('RATE_LIMITER_POINTS')).toBe(true);
+    expect(READ_NAMES.has('STORAGE_LOCATIONS')).toBe(false);
+    const { PASS_THROUGH } = await import('../../infra/settings.ts');
+    for (const name of PASS_THROUGH) expect(READ_NAMES.has(name), name).toBe(true);
+    for (const half of [one('Function'), one('Service')]) {
+      for (const name of Object.keys(half.args.environment)) expect(READ_NAMES.has(name), `${half.name}: ${name}`).toBe(true);
+    }
+  });
+
+  it('the router: /assets, /tus, /utils/import, /utils/export and /_container to the container, the rest to the API', async () => {
+    const { outputs } = await deployStage('dev');
+    const router = one('Router', 'Router');
+    const routes = router.calls.filter((c) => c.method === 'route').map((c) => ({
+      prefix: c.args[0] as string, url: unwrap(c.args[1]) as string, args: c.args[2] as any,
+    }));
+    const target = (prefix: string) => routes.find((r) => r.prefix === prefix)?.url;
+    expect(target('/')).toBe('<Api.url>');
+    for (const prefix of ['/assets', '/tus', '/utils/import', '/utils/export', '/_container']) expect(target(prefix), prefix).toBe('<Container.url>');
+    expect(routes).toHaveLength(6);
+    expect(routes.find((r) => r.prefix === '/_container')?.args.rewrite).toEqual({ regex: '^/_container/(.*)$', to: '/$1' });
+    expect(unwrap(outputs.url)).toBe('<Router.url>');
+
+    // Longest matching prefix wins (SST Router), after the viewer-request injection.
+    const injection = new Function('event', `${router.args.edge.viewerRequest.injection}; return event;`) as (e: any) => any;
+    const routeOf = (method: string, uri: string, contentType?: string): string => {
+      const event = { request: { method, uri, headers: contentType ? { 'content-type': { value: contentType } } : {} } };
+      const path: string = injection(event).request.uri;
+      const match = routes.filter((r) => path === r.prefix || path.startsWith(r.prefix.endsWith('/') ? r.prefix : `${r.prefix}/`)
+        || r.prefix === '/').sort((a, b) => b.prefix.length - a.prefix.length)[0];
+      return match.url === '<Container.url>' ? 'container' : 'functions';
+    };
+    const multipart = 'multipart/form-data; boundary=x';
+    expect(routeOf('POST', '/files', multipart)).toBe('container');
+    expect(routeOf('POST', '/files/', 'Multipart/Form-Data; boundary=x')).toBe('container');
+    expect(routeOf('PATCH', '/files/6b1c', multipart)).toBe('container');
+    expect(routeOf('POST', '/files', 'application/json')).toBe('functions');
+    expect(routeOf('PATCH', '/files/6b1c', 'application/json')).toBe('functions');
+    expect(routeOf('PATCH', '/files/6b1c/x', multipart)).toBe('functions');
+    expect(routeOf('GET', '/files')).toBe('functions');
+    expect(routeOf('POST', '/items/articles', multipart)).toBe('functions');
+    expect(routeOf('GET', '/assets/6b1c')).toBe('container');
+    expect(routeOf('POST', '/tus')).toBe('container');
+    expect(routeOf('PATCH', '/tus/abc')).toBe('container');
+    expect(routeOf('POST', '/utils/import/articles', multipart)).toBe('container');
+    expect(routeOf('POST', '/utils/export/articles')).toBe('container');
+    expect(routeOf('GET', '/assetsx')).toBe('functions');
+    expect(routeOf('GET', '/server/health')).toBe('functions');
+  });
+
+  it('the edge cache follows the origin Cache-Control and keys on the query string and Authorization', async () => {
+    await deployStage('dev');
+    const policy = one('Router').args.transform.cachePolicy;
+    expect(policy).toMatchObject({ defaultTtl: 0, minTtl: 0 });
+    expect(policy.maxTtl).toBeGreaterThanOrEqual(86_400);
+    const key = policy.parametersInCacheKeyAndForwardedToOrigin;
+    expect(key.queryStringsConfig.queryStringBehavior).toBe('all');
+    expect(key.headersConfig).toEqual({ headerBehavior: 'whitelist', headers: { items: ['authorization'] } });
+    expect(key.cookiesConfig.cookieBehavior).toBe('none');
+    // The origin does send Cache-Control on assets (public or private, ASSETS_CACHE_TTL).
+    expect(readFileSync(join(ROOT, 'core/assets/serve.ts'), 'utf8')).toMatch(/'cache-control': `\$\{isPublic \? 'public' : 'private'\}, max-age=/);
+  });
+
+  it('the local Caddy router sends the same prefixes to the container', async () => {
+    const { CONTAINER_PREFIXES } = await import('../../infra/router.ts');
+    const caddy = readFileSync(join(ROOT, 'infra/Caddyfile'), 'utf8');
+    const paths = /@container path (.+)/.exec(caddy)?.[1].split(/\s+/) ?? [];
+    for (const prefix of CONTAINER_PREFIXES.filter((p) => p !== '/_container')) {
+      expect(paths.some((p) => p === prefix || p === `${prefix}/*`), prefix).toBe(true);
+    }
+    expect(caddy).toMatch(/method POST\s+path \/files \/files\/\s+header Content-Type multipart\/form-data\*/);
+    expect(caddy).toMatch(/method PATCH\s+path_regexp \^\/files\/\[\^\/\]\+\$\s+header Content-Type multipart\/form-data\*/);
+  });
+});
+
+// ---------------------------------------------------------------------------------------------------------------
+
+const compose = parseYaml(readFileSync(join(ROOT, 'docker-compose.yml'), 'utf8'), { merge: true }) as {
+  services: Record<string, { image?: string; build?: unknown; environment?: Record<string, string>; depends_on?: unknown; volumes?: string[] }>;
+};
+
+/** A service's environment as compose gives it with nothing set in the shell: `${NAME:-default}` -> default. */
+function composeEnv(service: string): Record<string, string> {
+  const env = compose.services[service].environment ?? {};
+  return Object.fromEntries(Object.entries(env).map(([k, v]) => [k, String(v).replace(/\$\{[A-Z_]+:-([^}]*)\}/g, '$1')]));
+}
+
+/** A docker client with the compose plugin (neither is installed on the development machines). */
+const COMPOSE_AVAILABLE = spawnSync('docker', ['compose', 'version'], { encoding: 'utf8' }).status === 0;
+
+describe('docker-compose.yml and the Dockerfile (local emulation)', () => {
+  afterEach(() => removeGlobals());
+
+  it('lists postgres, redis, the S3, SQS and SMTP stand-ins, both halves from this image, and the router', () => {
+    const s = compose.services;
+    expect(s.postgres.image).toMatch(/^postgres:/);
+    expect(s.redis.image).toMatch(/^(redis|valkey\/valkey):/);
+    expect(s.minio.image).toMatch(/^minio\/minio/);
+    expect(s.elasticmq.image).toMatch(/^softwaremill\/elasticmq/);
+    expect(s.mailpit.image).toMatch(/^axllent\/mailpit/);
+    expect(s.router.image).toMatch(/^caddy:/);
+    expect(s.router.volumes).toContain('./infra/Caddyfile:/etc/caddy/Caddyfile:ro');
+    for (const half of ['functions', 'container']) {
+      expect(s[half].build, half).toBe('.');
+      expect(s[half].environment?.SVC_MODE).toBe(half);
+    }
+    expect(s['storage-setup'].depends_on).toEqual({ functions: { condition: 'service_healthy' } });
+  });
+
+  it('gives both halves the same variables as infra/, with the same pool sizes, and only ones the service reads', async () => {
+    installGlobals('dev');
+    created = [];
+    const { deploy } = await import('../../infra/index.ts');
+    deploy();
+    const cloud = { functions: one('Function').args.environment, container: one('Service').args.environment };
+    const { FUNCTIONS_DB_POOL_MAX, CONTAINER_DB_POOL_MAX } = await import('../../infra/env.ts');
+    // Cloud-only: SMTP credentials (Mailpit needs none), the Lambda's skip of migrations (lambda.ts only).
+    const cloudOnly = new Set(['EMAIL_SMTP_USER', 'EMAIL_SMTP_PASSWORD', 'SVC_RUN_MIGRATIONS']);
+    for (const half of ['functions', 'container'] as const) {
+      const local = composeEnv(half);
+      for (const name of Object.keys(local)) expect(READ_NAMES.has(name), `${half}: ${name}`).toBe(true);
+      for (const name of Object.keys(cloud[half])) {
+        if (!cloudOnly.has(name)) expect(local, `${half}: ${name}`).toHaveProperty(name);
+      }
+      expect(local.DB_POOL_MAX).toBe(half === 'functions' ? FUNCTIONS_DB_POOL_MAX : CONTAINER_DB_POOL_MAX);
+      expect(local.RATE_LIMITER_STORE).toBe('shared');
+      expect(local.SQS_QUEUE_URL).toBe('http://elasticmq:9324/000000000000/svc-jobs');
+      // The environment parses as the service would parse it.
+      expect(Object.values(local).join(' ')).not.toContain('${');
+      const config = loadConfig(local);
+      expect(config.sqsEndpoint).toBe('http://elasticmq:9324');
+      expect(config.files.storageLocalRoot).toBe('/app/uploads');
+      expect(config.secretGenerated).toBe(false);
+      expect(config.publicUrl).toBe('http://127.0.0.1:8055');
+    }
+    expect(readFileSync(join(ROOT, 'infra/elasticmq.conf'), 'utf8')).toMatch(/queues \{\s*svc-jobs \{/);
+  });
+
+  it('the Dockerfile is multi-stage, runs the compiled JavaScript as a non-root user and checks sharp at build', () => {
+    const dockerfile = readFileSync(join(ROOT, 'Dockerfile'), 'utf8');
+    const stages = [...dockerfile.matchAll(/^FROM \S+ AS (\w+)$/gm)].map((m) => m[1]);
+    expect(stages).toEqual(['build', 'deps', 'run']);
+    expect(dockerfile).toMatch(/RUN npm run build/);
+    expect(dockerfile).toMatch(/npm ci --omit=dev/);
+    expect(dockerfile).toMatch(/require\('sharp'\)/);
+    const run = dockerfile.slice(dockerfile.indexOf('AS run'));
+    expect(run).toMatch(/^USER node$/m);
+    expect(run.indexOf('USER node')).toBeLessThan(run.indexOf('CMD ['));
+    expect(run).toMatch(/^CMD \["node", ("--[a-z-]+=?[^"]*", )*"dist\/container\/main\.js"\]$/m);
+    expect(run).not.toMatch(/tsx/);
+
+    const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
+    expect(pkg.scripts.build).toMatch(/tsc -p tsconfig\.build\.json/);
+    const build = readFileSync(join(ROOT, 'tsconfig.build.json'), 'utf8');
+    expect(build).toMatch(/"outDir": "dist"/);
+    expect(build).toMatch(/"rewriteRelativeImportExtensions": true/);
+    expect(readFileSync(join(ROOT, '.gitignore'), 'utf8')).toMatch(/^dist\/$/m);
+  });
+
+  it.skipIf(!COMPOSE_AVAILABLE)('`docker compose config` validates the file', () => {
+    const result = spawnSync('docker', ['compose', '-f', join(ROOT, 'docker-compose.yml'), 'config', '--quiet'], { encoding: 'utf8', cwd: ROOT });
+    expect(result.stderr).toBe('');
+    expect(result.status).toBe(0);
+  });
+});
