@@ -42,6 +42,11 @@ class LoadedProviders implements StorageProviders {
   }
 }
 
+/** The storage providers, as a function names them instead of the whole Services (core/ports.ts sits below storage). */
+export interface StoragePort {
+  storage: StorageRegistry;
+}
+
 export class StorageRegistry {
   #loaded: { version: string; providers: Promise<StorageProviders> } | null = null;
 

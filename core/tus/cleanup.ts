@@ -3,14 +3,15 @@
 import { opendir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { uploadExists } from '../files/table.ts';
-import type { Services } from '../services.ts';
+import type { ConfigPort, DatabasePort, SchemaPort } from '../ports.ts';
 import { scheduleCron } from '../schedule/cron.ts';
+import type { StoragePort } from '../storage/registry.ts';
 import { tusStaging, type TusStaging } from './staging.ts';
 import { cleanupExpiredUploads } from './uploads.ts';
 
 /** Staged uploads whose row is gone (the file was deleted while uploading, or a creation failed half-way) and
  * that have been idle past the expiration. */
-async function sweepOrphans(services: Services, rt: TusStaging, now: Date): Promise<string[]> {
+async function sweepOrphans(services: ConfigPort & DatabasePort, rt: TusStaging, now: Date): Promise<string[]> {
   const cutoff = now.getTime() - services.config.files.tusUploadExpirationMs;
   const removed: string[] = [];
   let dir;
@@ -30,7 +31,7 @@ async function sweepOrphans(services: Services, rt: TusStaging, now: Date): Prom
 }
 
 /** The TUS_CLEANUP_SCHEDULE job: expired uploads (rows and staged bytes) and orphaned staged bytes. */
-export async function cleanupTusUploads(services: Services, now = new Date()): Promise<{ expired: string[]; orphans: string[] }> {
+export async function cleanupTusUploads(services: ConfigPort & DatabasePort & SchemaPort & StoragePort, now = new Date()): Promise<{ expired: string[]; orphans: string[] }> {
   const rt = tusStaging(services);
   // Providers loaded before rows are claimed: no other query has to wait inside the cleanup's transaction.
   await services.storage.providers((await services.schema.get()).version);
@@ -44,7 +45,7 @@ export async function cleanupTusUploads(services: Services, now = new Date()): P
 
 /** Runs the cleanup on TUS_CLEANUP_SCHEDULE in this (container or standalone) process; returns a stop function.
  * Several containers may run it at once: rows are claimed with SKIP LOCKED. */
-export function startTusCleanup(services: Services): () => void {
+export function startTusCleanup(services: ConfigPort & DatabasePort & SchemaPort & StoragePort): () => void {
   return scheduleCron(services.config.files.tusCleanupSchedule, async (now) => {
     const { expired, orphans } = await cleanupTusUploads(services, now);
     if ((expired.length || orphans.length) && services.config.logLevel !== 'silent') {

@@ -3,7 +3,8 @@
  * Shared by the tus endpoint (container/tus.ts) and the cleanup job (core/tus/cleanup.ts). */
 import { join } from 'node:path';
 import { FileStore } from '@tus/file-store';
-import type { Services } from '../services.ts';
+import type { ConfigPort, DatabasePort, SchemaPort } from '../ports.ts';
+import type { StoragePort } from '../storage/registry.ts';
 import { ProviderStores, rowPartLog } from './stores.ts';
 
 export interface TusStaging {
@@ -12,9 +13,10 @@ export interface TusStaging {
   store: ProviderStores;
 }
 
-const stagings = new WeakMap<Services, TusStaging>();
+// Keyed by the services object the caller passes (the whole Services in practice): one staging per process.
+const stagings = new WeakMap<object, TusStaging>();
 
-export function tusStaging(services: Services): TusStaging {
+export function tusStaging(services: ConfigPort & DatabasePort & SchemaPort & StoragePort): TusStaging {
   let s = stagings.get(services);
   if (!s) {
     const directory = join(services.config.files.storageLocalRoot, '.tus');

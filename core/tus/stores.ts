@@ -5,12 +5,13 @@ import type { Readable } from 'node:stream';
 import { FileStore } from '@tus/file-store';
 import { DataStore, ERRORS, type Upload } from '@tus/utils';
 import { appendUploadParts, selectUploadParts, selectUploadStorage } from '../files/table.ts';
-import type { Services } from '../services.ts';
+import type { ConfigPort, DatabasePort, SchemaPort } from '../ports.ts';
 import { ObjectstoreDriver } from '../storage/objectstore.ts';
+import type { StoragePort } from '../storage/registry.ts';
 import type { RecordedPartsS3Store, PartLog, UploadedPart } from './s3-store.ts';
 
 /** The part list of S3 uploads, kept in svc_files.tus_data.parts (appended atomically, one statement each). */
-export function rowPartLog(services: Services): PartLog {
+export function rowPartLog(services: DatabasePort): PartLog {
   const db = () => services.database.db;
   return {
     async append(uploadId: string, part: UploadedPart): Promise<void> {
@@ -27,7 +28,7 @@ export function rowPartLog(services: Services): PartLog {
 export class ProviderStores extends DataStore {
   readonly #s3 = new WeakMap<ObjectstoreDriver, RecordedPartsS3Store>();
 
-  constructor(private readonly services: Services, readonly staging: FileStore, private readonly parts: PartLog) {
+  constructor(private readonly services: ConfigPort & DatabasePort & SchemaPort & StoragePort, readonly staging: FileStore, private readonly parts: PartLog) {
     super();
     this.extensions = ['creation', 'creation-with-upload', 'creation-defer-length', 'termination'];
   }

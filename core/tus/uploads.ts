@@ -13,9 +13,10 @@ import type { ServiceContext } from '../context.ts';
 import { inTransaction, type Executor } from '../db/database.ts';
 import { ContentTooLargeError, ForbiddenError, InvalidPayloadError, NotFoundError, ServiceError, UnsupportedMediaTypeError } from '../errors.ts';
 import { createItem, updateItem } from '../items/write/index.ts';
-import type { Services } from '../services.ts';
+import type { ConfigPort, DatabasePort, SchemaPort } from '../ports.ts';
 import type { StorageDriver } from '../storage/driver.ts';
 import { safeExtension } from '../storage/keys.ts';
+import type { StoragePort } from '../storage/registry.ts';
 import { probeStoredFile } from '../files/metadata.ts';
 import { FILES } from '../files/records.ts';
 import {
@@ -95,7 +96,7 @@ export function storageKey(fileId: string, filename: string): string {
 }
 
 /** POST /tus: the caller's row for a new upload (or the replacement of an existing file), tus_id set. */
-export async function beginUpload(services: Services, ctx: ServiceContext, tusId: string, size: number, meta: Record<string, string | null | undefined>): Promise<string> {
+export async function beginUpload(services: ConfigPort & StoragePort, ctx: ServiceContext, tusId: string, size: number, meta: Record<string, string | null | undefined>): Promise<string> {
   const cfg = services.config.files;
   if (!Number.isSafeInteger(size) || size < 0) throw new InvalidPayloadError('Upload-Length must be given (deferred lengths are not supported).');
   if (size > cfg.maxUploadSize) throw new ContentTooLargeError();
@@ -202,7 +203,7 @@ function stagedBytes(open: () => Readable | Promise<Readable>, size: number): St
  * from the bytes, as POST /files does), copy them to `{id}.{ext}` in the row's storage and mark the row complete.
  * Runs again harmlessly if a previous attempt died half-way (the staged upload stays until the row is complete).
  * A refused type gives the upload up (`removeStaged` included) and throws UNSUPPORTED_MEDIA_TYPE. */
-export async function completeUpload(services: Services, tusId: string, openStaged: () => Readable | Promise<Readable>, removeStaged: () => Promise<void>): Promise<string> {
+export async function completeUpload(services: ConfigPort & DatabasePort & SchemaPort & StoragePort, tusId: string, openStaged: () => Readable | Promise<Readable>, removeStaged: () => Promise<void>): Promise<string> {
   const db = services.database.db;
   const row = await findUpload(db, tusId);
   if (!row) throw new NotFoundError();
@@ -269,7 +270,7 @@ export interface CleanupOptions {
 /** The TUS_CLEANUP_SCHEDULE job: removes uploads idle for longer than TUS_UPLOAD_EXPIRATION, their staged bytes
  * included. Rows are claimed with FOR UPDATE SKIP LOCKED, so concurrent cleaners (several containers) split the
  * work and none handles an upload twice. Returns the tus ids removed. */
-export async function cleanupExpiredUploads(services: Services, opts: CleanupOptions): Promise<string[]> {
+export async function cleanupExpiredUploads(services: ConfigPort & DatabasePort, opts: CleanupOptions): Promise<string[]> {
   const cutoff = new Date((opts.now ?? new Date()).getTime() - services.config.files.tusUploadExpirationMs);
   const removed: string[] = [];
   for (;;) {

@@ -77,14 +77,6 @@ const ALLOWED_VIOLATIONS: Readonly<Record<string, string>> = {
     'type only: the plan takes the resolved PermissionSet as input',
   'core/schema/ddl/access.ts -> core/access/permissions.ts':
     'DDL checks the permission of the caller on svc_collections/svc_fields',
-  'core/tus/cleanup.ts -> core/services.ts':
-    'takes the whole Services (the composition root); narrow it to the ports it uses',
-  'core/tus/staging.ts -> core/services.ts':
-    'takes the whole Services (the composition root); narrow it to the ports it uses',
-  'core/tus/stores.ts -> core/services.ts':
-    'takes the whole Services (the composition root); narrow it to the ports it uses',
-  'core/tus/uploads.ts -> core/services.ts':
-    'takes the whole Services (the composition root); narrow it to the ports it uses',
   'core/users/invite.ts -> core/services.ts':
     'takes the whole Services (the composition root); narrow it to the ports it uses',
   'core/users/password-reset.ts -> core/services.ts':
