@@ -7,17 +7,9 @@ import { ForbiddenError } from '../errors.ts';
 import type { Filter } from '../query/types.ts';
 import { builtinPermission } from './builtin.ts';
 import { withoutAdminOnlyRows } from './admin-only-rows.ts';
+import type { PermissionAction, PermissionSet, ResolvedPermission } from '../query/permission-set.ts';
 
-export type PermissionAction = 'create' | 'read' | 'update' | 'delete' | 'share';
-
-export interface ResolvedPermission {
-  /** Row filter to apply on read; null = every row. */
-  filter: Filter | null;
-  /** Allowed field names; null = all fields. */
-  fields: Set<string> | null;
-  validation: Filter | null;
-  presets: Record<string, unknown> | null;
-}
+export type { PermissionAction, PermissionSet, ResolvedPermission };
 
 interface PermissionRow {
   collection: string; action: string; permissions: Filter | null; validation: Filter | null;
@@ -81,12 +73,6 @@ function merge(rows: PermissionRow[]): ResolvedPermission | null {
   };
 }
 
-/** All of a caller's permissions, loaded once, answered synchronously (the query planner is pure). */
-export interface PermissionSet {
-  get(collection: string, action: PermissionAction): ResolvedPermission | null;
-  /** True when a row filter uses $NOW, so statements built from it cannot be reused later. */
-  readonly clockDependent: boolean;
-}
 
 const ADMIN_SET: PermissionSet = { get: () => FULL, clockDependent: false };
 

@@ -5,22 +5,15 @@
  * message comes back. */
 import { randomUUID } from 'node:crypto';
 import type { Accountability } from '../access/accountability.ts';
-import type { ServiceContext } from '../context.ts';
+import type { ContextEvents, EventMeta, ServiceContext } from '../context.ts';
 import { afterCommit } from '../db/after-commit.ts';
 import type { Executor } from '../db/database.ts';
 import { fitEvent } from './fit.ts';
 import { RetryLater, type Queue, type QueueMessage } from '../queue/queue.ts';
 import type { SharedStore } from '../store/shared-store.ts';
 
-/** What an event says about itself: for item events `collection`, `keys` (and `key` on create), `payload`
- * (left out, with `payloadOmitted: true`, when too large for a queue message: core/events/fit.ts). */
-export interface EventMeta {
-  collection?: string;
-  keys?: (string | number)[];
-  key?: string | number;
-  payload?: unknown;
-  [name: string]: unknown;
-}
+export type { EventMeta };
+
 
 export interface FilterContext {
   /** The caller's context; `db` is the open transaction of the change. */
@@ -52,7 +45,7 @@ const DONE_TTL_MS = 24 * 3600_000;
 /** How long a running handler holds its claim; a crashed process's claim runs out so a redelivery can run it. */
 const CLAIM_TTL_MS = 60_000;
 
-export class EventBus {
+export class EventBus implements ContextEvents {
   readonly #filters = new Map<string, FilterHandler[]>();
   readonly #actions = new Map<string, { handler: ActionHandler; id: string | undefined }[]>();
   readonly #inflight = new Set<Promise<void>>();

@@ -1,7 +1,7 @@
 /** Stage 2 (plan): Query + schema overview + permissions -> ReadPlan. Pure, no database. Every field,
  * relation and operator is checked here; unknown ones are INVALID_QUERY, unreadable ones FORBIDDEN. */
 import type { Accountability } from '../access/accountability.ts';
-import type { PermissionSet, ResolvedPermission } from '../access/permissions.ts';
+import type { PermissionSet, ResolvedPermission } from './permission-set.ts';
 import { ForbiddenError, InvalidQueryError } from '../errors.ts';
 import { NUMERIC_TYPES, TEXT_TYPES } from '../schema/field-types.ts';
 import { relationOf } from '../schema/relations.ts';

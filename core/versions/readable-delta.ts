@@ -2,8 +2,8 @@
  * nested write shapes of relational fields (M2O objects, O2M arrays and `{create, update, delete}`, junction
  * and A2O objects), so a preview or a version read never shows a related collection's field the caller could
  * not read through the item itself. Nested objects in collections the caller may not read at all are dropped. */
-import type { PermissionSet } from '../access/permissions.ts';
-import { isPlainObject } from '../items/write/payload.ts';
+import type { PermissionSet } from '../query/permission-set.ts';
+import { isPlainObject } from '../plain-object.ts';
 import { relationOf } from '../schema/relations.ts';
 import type { SchemaOverview } from '../schema/types.ts';
 import type { Delta } from './types.ts';
