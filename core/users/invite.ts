@@ -9,7 +9,7 @@ import { enforcePasswordPolicy } from '../auth/password-policy.ts';
 import { hashPassword } from '../auth/passwords.ts';
 import { linkMessage } from '../mail/mailer.ts';
 import { queueDirectEmail } from '../notify/direct.ts';
-import type { Services } from '../services.ts';
+import type { ConfigPort, DatabasePort, QueuePort, SchemaPort } from '../ports.ts';
 import { requiredString } from './lookup.ts';
 import { activateInvitedUser, insertInvitedUser, userByEmail } from './table.ts';
 import { checkEmail } from './payload.ts';
@@ -19,7 +19,7 @@ import { isUuid } from '../uuid.ts';
 
 const MAX_INVITES = 100;
 
-export async function inviteUsers(services: Services, ctx: ServiceContext, body: Record<string, unknown>): Promise<void> {
+export async function inviteUsers(services: ConfigPort & QueuePort & SchemaPort, ctx: ServiceContext, body: Record<string, unknown>): Promise<void> {
   if (!ctx.accountability.admin) throw new ForbiddenError();
   const { config } = services;
   const raw = body.email;
@@ -66,7 +66,7 @@ export async function inviteUsers(services: Services, ctx: ServiceContext, body:
   if (toCreate.length) await services.schema.invalidate();
 }
 
-export async function acceptInvite(services: Services, body: Record<string, unknown>): Promise<void> {
+export async function acceptInvite(services: ConfigPort & DatabasePort & SchemaPort, body: Record<string, unknown>): Promise<void> {
   const token = requiredString(body, 'token');
   const password = requiredString(body, 'password');
   const { email } = await verifyMailToken(token, services.config.secret, 'invite');

@@ -10,7 +10,7 @@ import { hashPassword } from '../auth/passwords.ts';
 import { publishRevocation, revokeSessions } from '../auth/user-revocation.ts';
 import { queueDirectEmailInBackground } from '../notify/direct.ts';
 import { linkMessage } from '../mail/mailer.ts';
-import type { Services } from '../services.ts';
+import type { ConfigPort, DatabasePort, QueuePort, SchemaPort, StorePort } from '../ports.ts';
 import { requiredString } from './lookup.ts';
 import { checkEmail } from './payload.ts';
 import { signMailToken, verifyMailToken } from './tokens.ts';
@@ -21,7 +21,7 @@ function digest(passwordHash: string | null): string {
   return createHash('sha256').update(passwordHash ?? '').digest('base64url').slice(0, 22);
 }
 
-export async function requestPasswordReset(services: Services, body: Record<string, unknown>): Promise<void> {
+export async function requestPasswordReset(services: ConfigPort & DatabasePort & QueuePort, body: Record<string, unknown>): Promise<void> {
   const { config } = services;
   const email = checkEmail(requiredString(body, 'email'));
   const fallback = publicPath(config.publicUrl, '/admin/reset-password');
@@ -40,7 +40,7 @@ export async function requestPasswordReset(services: Services, body: Record<stri
 }
 
 /** A token for another password (already used, or the password changed since) is 401 INVALID_TOKEN. */
-export async function resetPassword(services: Services, body: Record<string, unknown>): Promise<void> {
+export async function resetPassword(services: ConfigPort & DatabasePort & SchemaPort & StorePort, body: Record<string, unknown>): Promise<void> {
   const token = requiredString(body, 'token');
   const password = requiredString(body, 'password');
   const claims = await verifyMailToken(token, services.config.secret, 'password-reset');

@@ -9,7 +9,7 @@ import { enforcePasswordPolicy } from '../auth/password-policy.ts';
 import { hashPassword } from '../auth/passwords.ts';
 import { queueDirectEmailInBackground } from '../notify/direct.ts';
 import { linkMessage } from '../mail/mailer.ts';
-import type { Services } from '../services.ts';
+import type { ConfigPort, DatabasePort, QueuePort, SchemaPort } from '../ports.ts';
 import { emailAllowed } from './email-filter.ts';
 import { optionalString, requiredString } from './lookup.ts';
 import { checkEmail } from './payload.ts';
@@ -24,7 +24,7 @@ interface RegistrationSettings {
   public_registration_email_filter: unknown;
 }
 
-export async function registerUser(services: Services, body: Record<string, unknown>): Promise<void> {
+export async function registerUser(services: ConfigPort & DatabasePort & QueuePort & SchemaPort, body: Record<string, unknown>): Promise<void> {
   const { config } = services;
   const db = services.database.db;
   const [settings] = await run<RegistrationSettings>(db, `select public_registration, public_registration_verify_email,
@@ -67,7 +67,7 @@ export async function registerUser(services: Services, body: Record<string, unkn
   }
 }
 
-export async function verifyRegistration(services: Services, token: unknown): Promise<void> {
+export async function verifyRegistration(services: ConfigPort & DatabasePort & SchemaPort, token: unknown): Promise<void> {
   if (token === undefined || token === null || token === '') throw new InvalidPayloadError('"token" is required');
   const { email } = await verifyMailToken(token, services.config.secret, 'pending-registration');
   if (!await activateUnverifiedUser(services.database.db, email)) throw new InvalidPayloadError('Invalid verification code.');

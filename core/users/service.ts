@@ -11,7 +11,7 @@ import {
 import { selectKeys } from '../items/select-keys.ts';
 import { cascade } from '../admin/system-records.ts';
 import type { Query } from '../query/types.ts';
-import type { Services } from '../services.ts';
+import type { ConfigPort, SchemaPort, StorePort } from '../ports.ts';
 import { adminPasswordRule, asPayload, checkFields, checkUniqueEmails, emailsOf, type UserPayload } from './payload.ts';
 import { changedUsers, sessionFieldState, touchesSessionFields } from './session-fields.ts';
 import { publishRevocation, revokeSessions } from '../auth/user-revocation.ts';
@@ -37,7 +37,7 @@ type Watched = ((ctx: ServiceContext) => Promise<string[]>) | null;
  * `watched` whose password, status, role or two-factor changed lose their other sessions and older access
  * tokens (core/auth/user-revocation.ts; the caller's own session survives a change to themselves). Access
  * caches hold users by id and token, so every user write bumps the schema version after commit. */
-async function write<T>(services: Services, ctx: ServiceContext, guardAdmins: boolean, fn: (ctx: ServiceContext) => Promise<T>, watched: Watched = null): Promise<T> {
+async function write<T>(services: ConfigPort & SchemaPort & StorePort, ctx: ServiceContext, guardAdmins: boolean, fn: (ctx: ServiceContext) => Promise<T>, watched: Watched = null): Promise<T> {
   const [result, revocation] = await inTransaction(ctx.db, async (trx) => {
     const w = { ...ctx, db: trx };
     const before = guardAdmins ? await countActiveAdmins(trx) : 0;
@@ -65,7 +65,7 @@ function touchesAdminRights(payload: UserPayload): boolean {
   return payload.role !== undefined || payload.status !== undefined;
 }
 
-export async function createUsers(services: Services, ctx: ServiceContext, body: unknown): Promise<PrimaryKey | PrimaryKey[]> {
+export async function createUsers(services: ConfigPort & SchemaPort & StorePort, ctx: ServiceContext, body: unknown): Promise<PrimaryKey | PrimaryKey[]> {
   requireAdmin(ctx);
   const many = Array.isArray(body);
   const payloads = (many ? body : [body]).map((p) => adminPasswordRule(asPayload(p)));
@@ -77,7 +77,7 @@ export async function createUsers(services: Services, ctx: ServiceContext, body:
   });
 }
 
-export async function updateUser(services: Services, ctx: ServiceContext, key: string, body: unknown): Promise<PrimaryKey> {
+export async function updateUser(services: ConfigPort & SchemaPort & StorePort, ctx: ServiceContext, key: string, body: unknown): Promise<PrimaryKey> {
   requireAdmin(ctx);
   const [id] = uuidKeys(key);
   const payload = adminPasswordRule(asPayload(body));
@@ -89,7 +89,7 @@ export async function updateUser(services: Services, ctx: ServiceContext, key: s
 }
 
 /** PATCH /users with `{keys, data}`: the same data on every key. */
-export async function updateUsers(services: Services, ctx: ServiceContext, keys: unknown, data: unknown): Promise<PrimaryKey[]> {
+export async function updateUsers(services: ConfigPort & SchemaPort & StorePort, ctx: ServiceContext, keys: unknown, data: unknown): Promise<PrimaryKey[]> {
   requireAdmin(ctx);
   const ids = uuidKeys(keys);
   const payload = adminPasswordRule(asPayload(data));
@@ -101,7 +101,7 @@ export async function updateUsers(services: Services, ctx: ServiceContext, keys:
 }
 
 /** PATCH /users with `{query, data}`. */
-export async function updateUsersByQuery(services: Services, ctx: ServiceContext, query: Query, data: unknown): Promise<PrimaryKey[]> {
+export async function updateUsersByQuery(services: ConfigPort & SchemaPort & StorePort, ctx: ServiceContext, query: Query, data: unknown): Promise<PrimaryKey[]> {
   requireAdmin(ctx);
   const payload = adminPasswordRule(asPayload(data));
   checkFields(payload, await loadPasswordPolicy(ctx.db));
@@ -115,7 +115,7 @@ export async function updateUsersByQuery(services: Services, ctx: ServiceContext
 }
 
 /** PATCH /users with an array of objects, each with its id. */
-export async function updateUserBatch(services: Services, ctx: ServiceContext, items: unknown[]): Promise<PrimaryKey[]> {
+export async function updateUserBatch(services: ConfigPort & SchemaPort & StorePort, ctx: ServiceContext, items: unknown[]): Promise<PrimaryKey[]> {
   requireAdmin(ctx);
   const payloads = items.map((item) => adminPasswordRule(asPayload(item)));
   const policy = await loadPasswordPolicy(ctx.db);
@@ -137,7 +137,7 @@ const NULLIFY = [
   'update svc_comments set user_updated = null where user_updated = any($1::uuid[])',
 ];
 
-export async function deleteUsers(services: Services, ctx: ServiceContext, keys: unknown): Promise<void> {
+export async function deleteUsers(services: ConfigPort & SchemaPort & StorePort, ctx: ServiceContext, keys: unknown): Promise<void> {
   requireAdmin(ctx);
   const ids = uuidKeys(keys);
   if (ids.length === 0) throw new InvalidPayloadError('Invalid payload. "keys" must not be empty.');
