@@ -4,7 +4,7 @@
  * caller) for each recipient that is a user (a user id, or a user's email address); none -> success false. */
 import type { ServiceContext } from '../context.ts';
 import { ForbiddenError, InvalidPayloadError } from '../errors.ts';
-import type { Services } from '../services.ts';
+import type { ConfigPort, DatabasePort } from '../ports.ts';
 import { channelRecord } from './channels/registry.ts';
 import { createSender, specOfProvider } from './channels/resolve.ts';
 import { loadProvider } from './providers-store.ts';
@@ -12,7 +12,7 @@ import { readSendSettings } from './send-settings.ts';
 
 const FIELDS = ['provider_id', 'recipients', 'subject', 'content', 'metadata'];
 
-export async function testSend(services: Services, ctx: ServiceContext, raw: unknown): Promise<{ success: boolean; message: string }> {
+export async function testSend(services: ConfigPort & DatabasePort, ctx: ServiceContext, raw: unknown): Promise<{ success: boolean; message: string }> {
   if (!ctx.accountability.admin) throw new ForbiddenError();
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new InvalidPayloadError('The body must be an object');
   const body = raw as Record<string, unknown>;

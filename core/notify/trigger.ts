@@ -9,7 +9,7 @@ import { requirePermission } from '../access/permissions.ts';
 import type { ServiceContext } from '../context.ts';
 import { inTransaction, run, type Executor } from '../db/database.ts';
 import { InvalidPayloadError } from '../errors.ts';
-import type { Services } from '../services.ts';
+import type { ConfigPort, DatabasePort, QueuePort } from '../ports.ts';
 import { systemContext } from '../system/service.ts';
 import { CHANNEL_IDS, channelRecord, isChannel, type Channel } from './channels/registry.ts';
 import { deliverInApp } from './inapp.ts';
@@ -60,7 +60,7 @@ async function selectContent(db: Executor, templateId: string, channel: Channel,
   return row;
 }
 
-export async function triggerNotification(services: Services, ctx: ServiceContext, raw: unknown): Promise<number[]> {
+export async function triggerNotification(services: ConfigPort & DatabasePort & QueuePort, ctx: ServiceContext, raw: unknown): Promise<number[]> {
   if (!ctx.accountability.admin) await requirePermission(systemContext(ctx), 'svc_notify_logs', 'create');
   if (!isObject(raw)) throw new InvalidPayloadError('The body must be an object');
   for (const k of Object.keys(raw)) if (!FIELDS.includes(k)) throw new InvalidPayloadError(`"${k}" is not allowed`, { field: k });

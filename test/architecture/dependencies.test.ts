@@ -67,12 +67,6 @@ const LAYERS: readonly (readonly string[])[] = [
 const ALLOWED_VIOLATIONS: Readonly<Record<string, string>> = {
   'core/items/write/nested.ts -> core/shares/mint.ts':
     'a nested svc_shares create mints the share as a top-level one does; the check is imported, not registered, so no path can write a share without it',
-  'core/notify/test-send.ts -> core/services.ts':
-    'takes the whole Services (the composition root); narrow it to the ports it uses',
-  'core/notify/trigger.ts -> core/services.ts':
-    'takes the whole Services (the composition root); narrow it to the ports it uses',
-  'core/notify/webhooks/deps.ts -> core/services.ts':
-    'takes the whole Services (the composition root); narrow it to the ports it uses',
 };
 
 function tsFiles(dir: string): string[] {

@@ -1,6 +1,5 @@
 /** The effects webhook adapters use, chosen per set of services: the real clock and a bounded HTTPS GET by
  * default; tests swap them with useWebhookDeps (their own certificate host, a fake fetcher, a fixed clock). */
-import type { Services } from '../../services.ts';
 import type { WebhookDeps } from './types.ts';
 import { readBounded } from '../../streams/read-bounded.ts';
 
@@ -21,14 +20,15 @@ export async function boundedFetchText(url: string): Promise<string> {
 
 export const defaultWebhookDeps: WebhookDeps = { now: () => Date.now(), fetchText: boundedFetchText, snsHost: SNS_HOST };
 
-const chosen = new WeakMap<Services, WebhookDeps>();
+// Keyed by the services object the apps are built on (any object: no member of it is used here).
+const chosen = new WeakMap<object, WebhookDeps>();
 
-export function webhookDepsFor(services: Services): WebhookDeps {
+export function webhookDepsFor(services: object): WebhookDeps {
   return chosen.get(services) ?? defaultWebhookDeps;
 }
 
 /** Replaces some effects for the apps built on `services` (tests). */
-export function useWebhookDeps(services: Services, deps: Partial<WebhookDeps>): WebhookDeps {
+export function useWebhookDeps(services: object, deps: Partial<WebhookDeps>): WebhookDeps {
   const next = { ...defaultWebhookDeps, ...deps };
   chosen.set(services, next);
   return next;
