@@ -2,7 +2,8 @@
 # It runs the compiled JavaScript (`npm run build` -> dist/), not the TypeScript sources.
 #
 # Stages:
-#   build  all dependencies (typescript is a dev dependency), `tsc -p tsconfig.build.json` -> dist/
+#   build  all dependencies (typescript and vite are dev dependencies), `tsc -p tsconfig.build.json` -> dist/,
+#          the Studio -> studio/dist (served at /admin)
 #   deps   production dependencies only; `npm ci` on linux installs sharp's and @node-rs/argon2's prebuilt
 #          linux binaries for the build platform (@img/sharp-linux-x64 | -arm64 with libvips, glibc: node:*-slim)
 #   run    dist/ + production node_modules, non-root user `node`
@@ -20,6 +21,8 @@ COPY core ./core
 COPY functions ./functions
 COPY container ./container
 COPY migrations ./migrations
+COPY scripts/build-studio.mjs ./scripts/build-studio.mjs
+COPY studio ./studio
 RUN npm run build
 
 FROM ${NODE_IMAGE} AS deps
@@ -41,6 +44,7 @@ ENV NODE_ENV=production \
 WORKDIR /app
 COPY --from=deps --chown=root:root /app/node_modules ./node_modules
 COPY --from=build --chown=root:root /app/dist ./dist
+COPY --from=build --chown=root:root /app/studio/dist ./studio/dist
 COPY --chown=root:root package.json ./
 # Code and dependencies stay owned by root (read-only for the service); only the data folders are writable.
 RUN mkdir -p /app/data /app/uploads /app/extensions && chown node:node /app/data /app/uploads /app/extensions

@@ -8,6 +8,7 @@ import { mountServerRoutes } from '../functions/routes/server.ts';
 import { mountMetricsRoutes } from '../functions/routes/metrics.ts';
 import type { ExtensionHost } from '../core/extensions/host.ts';
 import { mountExtensionEndpoints } from '../functions/http/extension-endpoints.ts';
+import { mountStudio } from './studio.ts';
 
 export type MountGroups = (app: Hono<AppEnv>) => void;
 
@@ -18,15 +19,17 @@ export function composeContainerApp(services: Services, extensions: ExtensionHos
   // /server/metrics (each process keeps its own counters).
   mountServerRoutes(app);
   mountMetricsRoutes(app);
+  mountStudio(app);
   mountContainer(app);
   extensions?.fireInit('app.after', { app });
   return app;
 }
 
-/** One process serving the whole API: container routes first, then every functions route. */
+/** One process serving the whole API and the Studio: the Studio, container routes, then every functions route. */
 export function composeStandaloneApp(services: Services, extensions: ExtensionHost | undefined, mountContainer: MountGroups, mountFunctions: MountGroups): Hono<AppEnv> {
   const app = createBaseApp(services);
   extensions?.fireInit('app.before', { app });
+  mountStudio(app);
   mountContainer(app);
   mountFunctions(app);
   if (extensions) mountExtensionEndpoints(app, extensions);

@@ -3,12 +3,14 @@
  * transpiled sources held in memory) for the life of the process; the check costs a few milliseconds and the compile
  * (`tsc -p tsconfig.build.json`, ~15-30 s) happens once after an install or an edit. Without TypeScript installed
  * (`npm ci --omit=dev`) and without a current dist/, the sources run through tsx. The server runs in this process:
- * no wrapper stays resident. `npm run dev` watches the sources instead. */
+ * no wrapper stays resident. `npm run dev` watches the sources instead. The Studio (studio/) is built the same way,
+ * when missing or stale (./build-studio.mjs). */
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { ensureStudio } from './build-studio.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const dist = join(root, 'dist');
@@ -55,6 +57,13 @@ if (!current()) {
     writeFileSync(stamp, '');
     console.log(`Compiled in ${((Date.now() - started) / 1000).toFixed(1)} s.`);
   }
+}
+
+// The Studio at /admin: built with Vite when missing or stale (a failed build leaves the API serving).
+try {
+  ensureStudio();
+} catch (err) {
+  console.error(`${err.message} The API starts; /admin answers 503 until \`npm run build:studio\` succeeds.`);
 }
 
 if (current()) {

@@ -90,6 +90,11 @@ export async function stampLastAccess(ex: Executor, id: string): Promise<void> {
   await tables(ex).updateTable('svc_users').set({ last_access: sql<Date>`now()` }).where('id', '=', id).execute();
 }
 
+/** The page the user last had open in the Studio (PATCH /users/me/track/page): no activity, no revision. */
+export async function trackLastPage(ex: Executor, id: string, page: string): Promise<void> {
+  await tables(ex).updateTable('svc_users').set({ last_page: page }).where('id', '=', id).execute();
+}
+
 // ---- Lookups ----------------------------------------------------------------------------------------------
 
 export interface UserByEmail { id: string; email: string; status: string; password: string | null; provider: string }

@@ -62,6 +62,7 @@ export const FUNCTION_ROUTE_MANIFEST: RouteManifest = {
     ["DELETE", "/roles/:id"],
   ],
   "policies": [
+    ["GET", "/policies/me/globals"],
     ["GET", "/policies"],
     ["GET", "/policies/:id"],
     ["POST", "/policies"],
@@ -145,6 +146,7 @@ export const FUNCTION_ROUTE_MANIFEST: RouteManifest = {
   "users": [
     ["GET", "/users/me"],
     ["PATCH", "/users/me"],
+    ["PATCH", "/users/me/track/page"],
     ["POST", "/users/me/tfa/generate"],
     ["POST", "/users/me/tfa/enable"],
     ["POST", "/users/me/tfa/disable"],

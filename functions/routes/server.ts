@@ -1,5 +1,5 @@
 import type { Hono } from 'hono';
-import { run } from '../../core/db/database.ts';
+import { readPublicProjectInfo } from '../../core/system/public-info.ts';
 import { checkHealth } from '../../core/system/health.ts';
 import type { AppEnv } from '../http/env.ts';
 
@@ -13,12 +13,7 @@ export function mountServerRoutes(app: Hono<AppEnv>): void {
 
   app.get('/server/info', async (c) => {
     const { database, config } = c.get('services');
-    const [settings] = await run<{ project_name: string; project_url: string | null }>(database.db,
-      'select project_name, project_url from svc_settings where id = 1');
-    return c.json({
-      data: {
-        project: { name: settings?.project_name ?? config.projectName, url: settings?.project_url ?? null, node_env: config.nodeEnv },
-      },
-    });
+    const { name, url, ...publicFace } = await readPublicProjectInfo(database.db, config.projectName);
+    return c.json({ data: { project: { name, url, node_env: config.nodeEnv, ...publicFace } } });
   });
 }

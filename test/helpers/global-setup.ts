@@ -1,5 +1,5 @@
 /** Runs once per `vitest run`: makes sure one migrated, bootstrapped template exists (a PGlite dump, or a
- * Postgres template database when TEST_DATABASE_URL is set); every test file clones it. */
+ * Postgres template database when TEST_DATABASE_URL is set); every test file clones it. Builds the Studio when stale. */
 import { existsSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import pg from 'pg';
@@ -7,6 +7,7 @@ import { loadConfig } from '../../core/config.ts';
 import { bootstrap } from '../../core/bootstrap.ts';
 import { openDatabase, run, type Database } from '../../core/db/database.ts';
 import { migrateToLatest } from '../../core/db/migrate.ts';
+import { ensureStudio } from '../../scripts/build-studio.mjs';
 import { ADMIN_TOKEN, PG_TEMPLATE_DB, PGLITE_TEMPLATE_PATH, testEnv, withDatabase } from './template.ts';
 
 async function prepare(database: Database) {
@@ -39,6 +40,8 @@ async function preparePostgres(url: string) {
 }
 
 export default async function setup(): Promise<void> {
+  // The Studio's browser journeys (test/studio) and its /admin serving tests need a current build.
+  ensureStudio({ log: () => {} });
   const url = process.env.TEST_DATABASE_URL;
   if (url) return preparePostgres(url);
   if (existsSync(PGLITE_TEMPLATE_PATH)) return;

@@ -38,6 +38,10 @@ function users(ctx: SystemContext): Endpoint[] {
     endpoint('patch', '/users/me', operation({
       id: 'updateMe', summary: 'Update the current user (self-editable fields)', tag, body: user, data: key, unique: true,
     })),
+    endpoint('patch', '/users/me/track/page', operation({
+      id: 'trackPage', summary: 'Record the page the current user has open in the Studio (last_page)', tag, ...none,
+      body: { type: 'object', required: ['last_page'], properties: { last_page: { type: 'string', maxLength: 255 } } },
+    })),
     endpoint('post', '/users/me/tfa/generate', operation({
       id: 'generateTfa', summary: 'Generate a two-factor secret', tag, body: { type: 'object', properties: { password: str } }, data: TFA_SECRET,
     })),
@@ -84,6 +88,13 @@ export function accessEndpoints(ctx: SystemContext): Endpoint[] {
     ...users(ctx),
     ...recordRoutes(ctx, { path: 'roles', collection: 'svc_roles', tag: 'Roles', stem: 'Roles', noun: 'role' }),
     ...recordRoutes(ctx, { path: 'policies', collection: 'svc_policies', tag: 'Policies', stem: 'Policies', noun: 'policy' }),
+    endpoint('get', '/policies/me/globals', operation({
+      id: 'readMyPolicyGlobals', summary: 'The caller\'s flags merged over its policies', tag: 'Policies',
+      data: {
+        type: 'object', required: ['app_access', 'admin_access', 'enforce_tfa'],
+        properties: { app_access: { type: 'boolean' }, admin_access: { type: 'boolean' }, enforce_tfa: { type: 'boolean' } },
+      },
+    })),
     endpoint('get', '/permissions/me', operation({
       id: 'readMyPermissions', summary: 'Permissions that apply to the caller', tag: 'Permissions',
       data: { type: 'object', description: 'Collection -> action -> access', additionalProperties: freeObject() },

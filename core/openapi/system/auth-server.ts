@@ -6,6 +6,7 @@ import type { SchemaObject } from '../types.ts';
 import { arrayOf, endpoint, freeObject, pathParam, type Endpoint } from './endpoint.ts';
 
 const str: SchemaObject = { type: 'string' };
+const nullableString: SchemaObject = { type: 'string', nullable: true };
 const MODE: SchemaObject = { type: 'string', enum: ['json', 'cookie', 'session'], description: 'Where the tokens go (default json)' };
 const TOKENS: SchemaObject = {
   type: 'object',
@@ -65,7 +66,22 @@ function server(): Endpoint[] {
     })),
     endpoint('get', '/server/info', operation({
       id: 'serverInfo', summary: 'Project information', tag, anonymous: true,
-      data: { type: 'object', properties: { project: { type: 'object', properties: { name: str, url: { type: 'string', nullable: true }, node_env: str } } } },
+      data: {
+        type: 'object',
+        properties: {
+          project: {
+            type: 'object',
+            description: 'The project and the public face of its sign-in page (svc_settings)',
+            properties: {
+              name: str, url: nullableString, node_env: str, descriptor: nullableString, color: nullableString,
+              logo: { ...nullableString, description: 'svc_files id' }, public_foreground: { ...nullableString, description: 'svc_files id' },
+              public_background: { ...nullableString, description: 'svc_files id' }, public_favicon: { ...nullableString, description: 'svc_files id' },
+              public_note: nullableString, custom_css: nullableString, default_appearance: { type: 'string', enum: ['auto', 'light', 'dark'] },
+              default_language: str, public_registration: { type: 'boolean' },
+            },
+          },
+        },
+      },
     })),
     endpoint('get', '/server/specs/oas', operation({
       id: 'openApiSpec', summary: 'This OpenAPI document (admin)', tag, raw: true, data: freeObject('OpenAPI 3.0 document'),

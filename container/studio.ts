@@ -1,0 +1,71 @@
+/** The Studio (studio/, built by Vite into studio/dist) at /admin, in the standalone process and the container; the
+ * cloud deployment serves the same files from the bucket behind CloudFront (infra/). Hashed assets are immutable;
+ * every other path under /admin is the single page's index.html, never cached, so a deploy is picked up at the next
+ * load. A strict Content-Security-Policy: scripts and styles from this origin only (the build has no inline script),
+ * and only this origin may frame the Studio. */
+import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { dirname, join, resolve } from 'node:path';
+import { serveStatic } from '@hono/node-server/serve-static';
+import type { Context, Hono } from 'hono';
+import { ServiceUnavailableError } from '../core/errors.ts';
+import type { AppEnv } from '../functions/http/env.ts';
+
+export const STUDIO_CSP = [
+  "default-src 'self'", "script-src 'self'", "style-src 'self'", "img-src 'self' data: blob:", "media-src 'self' blob:",
+  "font-src 'self'", "connect-src 'self'", "frame-src 'self'", "object-src 'none'", "base-uri 'self'",
+  "form-action 'self'", "frame-ancestors 'self'",
+].join('; ');
+
+/** studio/dist beside the sources (container/studio.ts) or beside the compiled dist/ (dist/container/studio.js). */
+export function defaultStudioDir(): string {
+  let dir = dirname(new URL(import.meta.url).pathname);
+  for (let i = 0; i < 4; i++) {
+    if (existsSync(join(dir, 'package.json'))) return join(dir, 'studio', 'dist');
+    dir = dirname(dir);
+  }
+  return resolve('studio', 'dist');
+}
+
+const SECURITY_HEADERS = { 'Content-Security-Policy': STUDIO_CSP, 'X-Content-Type-Options': 'nosniff', 'Referrer-Policy': 'same-origin' };
+
+function secure(c: Context<AppEnv>): void {
+  for (const [name, value] of Object.entries(SECURITY_HEADERS)) c.header(name, value);
+}
+
+export function mountStudio(app: Hono<AppEnv>, dir = defaultStudioDir()): void {
+  let index: Promise<string> | null = null;
+  const indexHtml = () => {
+    index ??= readFile(join(dir, 'index.html'), 'utf8').catch((err: unknown) => {
+      index = null;
+      throw err;
+    });
+    return index;
+  };
+
+  app.get('/admin', (c) => c.redirect('/admin/', 301));
+  // Created at the first asset request, so a server started before the first build does not warn at mount.
+  let assets: ReturnType<typeof serveStatic> | null = null;
+  app.get('/admin/assets/*', async (c, next) => {
+    assets ??= serveStatic({ root: dir, rewriteRequestPath: (path) => path.slice('/admin'.length), precompressed: true });
+    const res = await assets(c as unknown as Context, next);
+    if (res instanceof Response && res.ok) {
+      res.headers.set('Cache-Control', 'public, max-age=31536000, immutable');
+      for (const [name, value] of Object.entries(SECURITY_HEADERS)) res.headers.set(name, value);
+    }
+    return res;
+  });
+  app.get('/admin/*', async (c) => {
+    // A missing hashed asset is a 404, not the page: a stale tab asking for an old chunk must fail visibly.
+    if (c.req.path.startsWith('/admin/assets/')) return c.json({ errors: [{ message: 'Not found', extensions: { code: 'ROUTE_NOT_FOUND' } }] }, 404);
+    let html: string;
+    try {
+      html = await indexHtml();
+    } catch {
+      throw new ServiceUnavailableError('The Studio is not built: run `npm run build:studio` (`npm start` builds it when it is missing).');
+    }
+    secure(c);
+    c.header('Cache-Control', 'no-cache');
+    return c.html(html);
+  });
+}

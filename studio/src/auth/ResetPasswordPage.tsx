@@ -1,0 +1,80 @@
+/** Forgotten password: without a token, ask for the reset mail (the answer never says whether the address has an
+ * account); with the token from the mail's link (?token=), choose the new password. */
+import { useState, type FormEvent } from 'react';
+import { Link } from 'wouter';
+import { request } from '../api/client.ts';
+import { messageOf } from '../api/errors.ts';
+import { PublicLayout } from './PublicLayout.tsx';
+import { NewPasswordFields, useNewPassword } from './password-fields.tsx';
+
+export function ResetPasswordPage() {
+  const token = new URLSearchParams(location.search).get('token');
+  return token ? <ChooseNewPassword token={token} /> : <RequestReset />;
+}
+
+function RequestReset() {
+  const [email, setEmail] = useState('');
+  const [state, setState] = useState<'idle' | 'busy' | 'sent'>('idle');
+  const [error, setError] = useState<string | null>(null);
+  async function submit(e: FormEvent) {
+    e.preventDefault();
+    setState('busy');
+    setError(null);
+    try {
+      // The mail links to PUBLIC_URL/admin/reset-password: this page, wherever the server says it is.
+      await request('POST', '/auth/password/request', { body: { email } });
+      setState('sent');
+    } catch (err) {
+      setError(messageOf(err));
+      setState('idle');
+    }
+  }
+  return (
+    <PublicLayout title="Reset your password">
+      {state === 'sent' ? (
+        <div className="notice notice-success" role="status">If an account uses {email}, a mail with a link to choose a new password is on its way.</div>
+      ) : (
+        <form onSubmit={submit} noValidate>
+          <div className="field">
+            <label htmlFor="reset-email">Email</label>
+            <input id="reset-email" type="email" autoComplete="username" required value={email} onChange={(e) => setEmail(e.target.value)} autoFocus />
+          </div>
+          {error && <div className="notice notice-error" role="alert">{error}</div>}
+          <button type="submit" className="btn btn-primary" disabled={state === 'busy' || !email}>Send the reset link</button>
+        </form>
+      )}
+      <div className="links"><Link href="/login">Back to sign in</Link></div>
+    </PublicLayout>
+  );
+}
+
+function ChooseNewPassword({ token }: { token: string }) {
+  const pw = useNewPassword();
+  const [state, setState] = useState<'idle' | 'busy' | 'done'>('idle');
+  const [error, setError] = useState<string | null>(null);
+  async function submit(e: FormEvent) {
+    e.preventDefault();
+    setState('busy');
+    setError(null);
+    try {
+      await request('POST', '/auth/password/reset', { body: { token, password: pw.password } });
+      setState('done');
+    } catch (err) {
+      setError(messageOf(err));
+      setState('idle');
+    }
+  }
+  return (
+    <PublicLayout title="Choose a new password">
+      {state === 'done' ? (
+        <div className="notice notice-success" role="status">Your password is changed. <Link href="/login">Sign in</Link> with it.</div>
+      ) : (
+        <form onSubmit={submit} noValidate>
+          <NewPasswordFields state={pw} idPrefix="reset" />
+          {error && <div className="notice notice-error" role="alert">{error}</div>}
+          <button type="submit" className="btn btn-primary" disabled={state === 'busy' || !pw.ready}>Set the new password</button>
+        </form>
+      )}
+    </PublicLayout>
+  );
+}

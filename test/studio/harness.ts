@@ -1,0 +1,114 @@
+/** Browser journeys through the Studio: a real server (the standalone app over a clone of the test database, on a
+ * free port), Debian's Chromium driven by playwright-core, axe-core on every screen, and a screenshot of every
+ * screen in light and dark (test/.artifacts/studio/). Without Chromium the journeys are skipped locally and fail in
+ * CI (.ci/run installs it). The Studio is built by the test run's global setup (scripts/build-studio.mjs). */
+import { existsSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { createRequire } from 'node:module';
+import { serve, type ServerType } from '@hono/node-server';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { expect } from 'vitest';
+import { createTestApp, type TestApp, type TestAppOptions } from '../helpers/app.ts';
+import { freePort } from '../helpers/free-port.ts';
+import { ADMIN_EMAIL, ADMIN_PASSWORD } from '../helpers/template.ts';
+
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+export const HAS_CHROMIUM = existsSync(CHROMIUM);
+if (!HAS_CHROMIUM && process.env.CI) throw new Error(`Chromium is missing at ${CHROMIUM}: the Studio's browser journeys need it in CI (apt-get install chromium).`);
+
+export const ARTIFACTS = join(import.meta.dirname, '..', '.artifacts', 'studio');
+export { ADMIN_EMAIL, ADMIN_PASSWORD };
+
+export interface StudioServer {
+  url: string;
+  t: TestApp;
+  close(): Promise<void>;
+}
+
+/** The standalone app on a free port, with PUBLIC_URL pointing at it (mail links open this Studio). */
+export async function startStudioServer(opts: TestAppOptions = {}): Promise<StudioServer> {
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const t = await createTestApp({ ...opts, env: { PUBLIC_URL: url, ...opts.env } });
+  const server: ServerType = await new Promise((resolve) => {
+    const s = serve({ fetch: t.app.fetch, port, hostname: '127.0.0.1' }, () => resolve(s));
+  });
+  return {
+    url,
+    t,
+    async close() {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await t.close();
+    },
+  };
+}
+
+export async function launchBrowser(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
+      '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage'],
+  });
+}
+
+/** A fresh browser context (its own cookies) at a desktop size, failing the test on any uncaught page error or
+ * Content-Security-Policy violation. */
+export async function newPage(browser: Browser, opts: { colorScheme?: 'light' | 'dark' } = {}): Promise<{ context: BrowserContext; page: Page; problems: string[] }> {
+  const context = await browser.newContext({ viewport: { width: 1360, height: 860 }, colorScheme: opts.colorScheme ?? 'light' });
+  const page = await context.newPage();
+  const problems: string[] = [];
+  page.on('pageerror', (err) => problems.push(`page error: ${err.message}`));
+  page.on('console', (msg) => {
+    if (msg.type() === 'error' && /Content Security Policy|Refused to/i.test(msg.text())) problems.push(`CSP: ${msg.text()}`);
+  });
+  return { context, page, problems };
+}
+
+export async function signIn(page: Page, base: string, email = ADMIN_EMAIL, password = ADMIN_PASSWORD): Promise<void> {
+  await page.goto(`${base}/admin/login`);
+  await fillSignIn(page, email, password);
+}
+
+/** Fills and sends the sign-in form on the page as it is (keeps a ?next= the page was sent with). */
+export async function fillSignIn(page: Page, email = ADMIN_EMAIL, password = ADMIN_PASSWORD): Promise<void> {
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Password', { exact: true }).fill(password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+}
+
+const axeSource: string = (() => {
+  const require = createRequire(import.meta.url);
+  return require('node:fs').readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
+})();
+
+/** axe-core over the page as it is now: no serious or critical violation. Evaluated through the DevTools
+ * protocol, which the page's CSP does not govern (a <script> tag would be refused, as it should be). */
+export async function expectAccessible(page: Page, screen: string): Promise<void> {
+  const violations = await page.evaluate(async (source) => {
+    // eslint-disable-next-line no-eval
+    (0, eval)(source);
+    const axe = (window as unknown as { axe: { run(ctx: Document, opts: object): Promise<{ violations: { id: string; impact: string | null; help: string; nodes: { target: string[] }[] }[] }> } }).axe;
+    const result = await axe.run(document, { resultTypes: ['violations'] });
+    return result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')
+      .map((v) => `${v.id} (${v.impact}): ${v.help} at ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(', ')}`);
+  }, axeSource);
+  expect(violations, `accessibility of ${screen}`).toEqual([]);
+}
+
+/** A screenshot of the screen in the page's current theme, then in the other one. */
+export async function shoot(page: Page, screen: string): Promise<void> {
+  mkdirSync(ARTIFACTS, { recursive: true });
+  const theme = await page.evaluate(() => document.documentElement.dataset.theme ?? 'light');
+  await page.screenshot({ path: join(ARTIFACTS, `${screen}-${theme}.png`) });
+  const other = theme === 'dark' ? 'light' : 'dark';
+  await page.evaluate((t) => { document.documentElement.dataset.theme = t; }, other);
+  await page.screenshot({ path: join(ARTIFACTS, `${screen}-${other}.png`) });
+  await page.evaluate((t) => { document.documentElement.dataset.theme = t; }, theme);
+}
+
+/** Accessible and photographed: what every screen of a journey goes through. */
+export async function checkScreen(page: Page, screen: string): Promise<void> {
+  await expectAccessible(page, screen);
+  await shoot(page, screen);
+}

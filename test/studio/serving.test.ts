@@ -1,0 +1,82 @@
+/** /admin over HTTP (no browser): the single page with a strict CSP and no caching, hashed assets immutable and
+ * precompressed, deep links answered with the page, a missing asset a 404; the public project info the sign-in page
+ * is built from; and GET /policies/me/globals for each kind of caller. */
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { defaultStudioDir } from '../../container/studio.ts';
+import { createTestApp, type TestApp } from '../helpers/app.ts';
+import { createPrincipal } from '../helpers/principals.ts';
+
+let t: TestApp;
+beforeAll(async () => { t = await createTestApp(); });
+afterAll(async () => { await t.close(); });
+
+describe('/admin', () => {
+  it('redirects /admin to /admin/ and answers the page with a strict CSP, never cached', async () => {
+    const bare = await t.app.request('/admin');
+    expect(bare.status).toBe(301);
+    expect(bare.headers.get('location')).toBe('/admin/');
+    for (const path of ['/admin/', '/admin/login', '/admin/content/posts/12']) {
+      const res = await t.app.request(path);
+      expect(res.status, path).toBe(200);
+      expect(res.headers.get('content-type')).toContain('text/html');
+      expect(res.headers.get('cache-control')).toBe('no-cache');
+      const csp = res.headers.get('content-security-policy') ?? '';
+      expect(csp).toContain("script-src 'self'");
+      expect(csp).toContain("frame-ancestors 'self'");
+      expect(csp).not.toContain('unsafe-inline');
+      expect(csp).not.toContain('unsafe-eval');
+      const html = await res.text();
+      expect(html).toContain('<div id="root"></div>');
+      // Every script is a file of this origin: nothing inline for the CSP to refuse.
+      expect(html).not.toMatch(/<script(?![^>]*\bsrc=)[^>]*>/);
+    }
+  });
+
+  it('serves hashed assets as immutable, precompressed when the client accepts it, and 404s a missing one', async () => {
+    const assets = readdirSync(join(defaultStudioDir(), 'assets'));
+    const script = assets.find((f) => f.endsWith('.js'));
+    expect(script).toBeDefined();
+    const plain = await t.app.request(`/admin/assets/${script}`);
+    expect(plain.status).toBe(200);
+    expect(plain.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
+    expect(plain.headers.get('content-type')).toContain('javascript');
+    const brotli = await t.app.request(`/admin/assets/${script}`, { headers: { 'accept-encoding': 'gzip, br' } });
+    expect(brotli.headers.get('content-encoding')).toBe('br');
+    expect(Number(brotli.headers.get('content-length'))).toBeLessThan(Number(plain.headers.get('content-length')));
+    const missing = await t.app.request('/admin/assets/no-such-chunk-abc123.js');
+    expect(missing.status).toBe(404);
+    const traversal = await t.app.request('/admin/assets/..%2f..%2fpackage.json');
+    expect(traversal.status).toBe(404);
+  });
+});
+
+describe('GET /server/info', () => {
+  it('carries the public face of the sign-in page from the settings, to anyone', async () => {
+    await t.req('PATCH', '/settings', { project_name: 'Harbour Press', project_color: '#0b6e4f', public_note: 'Staff only', custom_css: 'body { --x: 1; }', default_appearance: 'dark' });
+    const res = await t.req('GET', '/server/info', undefined, { token: null });
+    expect(res.status).toBe(200);
+    expect(res.body.data.project).toMatchObject({
+      name: 'Harbour Press', color: '#0b6e4f', public_note: 'Staff only', custom_css: 'body { --x: 1; }', default_appearance: 'dark',
+      logo: null, public_background: null, public_registration: false,
+    });
+    // Settings that are not the sign-in page's stay out.
+    expect(JSON.stringify(res.body)).not.toMatch(/mapbox|public_role|storage_/);
+  });
+});
+
+describe('GET /policies/me/globals', () => {
+  it('answers each caller its own merged flags; the public gets 401', async () => {
+    const admin = await t.req('GET', '/policies/me/globals');
+    expect(admin.body.data).toEqual({ app_access: true, admin_access: true, enforce_tfa: false });
+    await createPrincipal(t.services, { token: 'globals-editor', permissions: [], appAccess: true });
+    const app = await t.req('GET', '/policies/me/globals', undefined, { token: 'globals-editor' });
+    expect(app.body.data).toEqual({ app_access: true, admin_access: false, enforce_tfa: false });
+    await createPrincipal(t.services, { token: 'globals-api', permissions: [] });
+    const api = await t.req('GET', '/policies/me/globals', undefined, { token: 'globals-api' });
+    expect(api.body.data).toEqual({ app_access: false, admin_access: false, enforce_tfa: false });
+    const anonymous = await t.req('GET', '/policies/me/globals', undefined, { token: null });
+    expect(anonymous.status).toBe(401);
+  });
+});
