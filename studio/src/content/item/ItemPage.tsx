@@ -1,0 +1,372 @@
+/** /content/:collection/:id — one item's editor: the form generated from the fields' meta, the header actions the
+ * caller may use, and (for an existing item) the sidebar with revisions and comments. id '+' is a new item; id null
+ * is the collection's singleton. The schema, relations and permissions are read in parallel (cached for the
+ * session); the item is read with one level of each relation expanded for display. */
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { Link, useLocation } from 'wouter';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { request } from '../../api/client.ts';
+import { ApiError, messageOf } from '../../api/errors.ts';
+import { ErrorNotice } from '../../ui/ErrorNotice.tsx';
+import { Loading } from '../../ui/Loading.tsx';
+import {
+  can, fieldAllowed, fieldsOf, primaryKeyOf, titleOf, useAllFields, useCollections, usePermissions, usePolicyGlobals, useRelations,
+  type Collection, type Field, type Permissions, type Relation,
+} from '../schema.ts';
+import { fieldState } from './conditions.ts';
+import { displayOf } from './display.ts';
+import { FieldInput } from './FieldInput.tsx';
+import { FormField, fieldDomId } from './FormField.tsx';
+import { infoOf, isEmpty, readFields, type FieldInfo } from './model.ts';
+import { RelationalInput } from './relational/RelationalInput.tsx';
+import { copyPayload, savePayload } from './payload.ts';
+import { ConfirmDialog } from './ConfirmDialog.tsx';
+import { useUnsavedGuard } from './unsaved.tsx';
+import { Sidebar } from './sidebar/Sidebar.tsx';
+import './item.css';
+
+export default function ItemPage(props: { collection: string; id: string | null }) {
+  const fields = useAllFields();
+  const relations = useRelations();
+  const perms = usePermissions();
+  const globals = usePolicyGlobals();
+  const collections = useCollections();
+  const queries = [fields, relations, perms, globals, collections];
+  const failed = queries.find((q) => q.error);
+  if (failed) return <div className="main-pane"><div className="page-body"><ErrorNotice error={failed.error} onRetry={() => queries.forEach((q) => void q.refetch())} /></div></div>;
+  if (!fields.data || !relations.data || !perms.data || !globals.data || !collections.data) return <Loading label="Loading the editor" />;
+  return (
+    <ItemEditor key={`${props.collection}/${props.id}`} collection={props.collection} id={props.id} allFields={fields.data} relations={relations.data}
+      perms={perms.data} admin={globals.data.admin_access} collections={collections.data} />
+  );
+}
+
+export interface EditorContext {
+  collection: string;
+  allFields: Field[];
+  relations: Relation[];
+  perms: Permissions;
+  admin: boolean;
+  collections: Collection[];
+}
+
+type Item = Record<string, unknown>;
+
+function itemPath(collection: string, id: string | null): string {
+  return id === null ? `/items/${encodeURIComponent(collection)}` : `/items/${encodeURIComponent(collection)}/${encodeURIComponent(id)}`;
+}
+
+function ItemEditor({ collection, id, allFields, relations, perms, admin, collections }: EditorContext & { id: string | null }) {
+  const isNew = id === '+';
+  const singleton = id === null;
+  const [, navigate] = useLocation();
+  const queryClient = useQueryClient();
+  const ctx: EditorContext = { collection, allFields, relations, perms, admin, collections };
+
+  const fields = useMemo(() => fieldsOf(allFields, collection), [allFields, collection]);
+  const infos = useMemo(() => fields.map((f) => infoOf(f, relations)), [fields, relations]);
+  const pk = primaryKeyOf(fields);
+  const known = fields.length > 0;
+
+  const readAction = isNew ? 'create' : 'read';
+  const writeAction = isNew ? 'create' : 'update';
+  const mayWrite = can(perms, admin, collection, writeAction);
+  const mayCreate = can(perms, admin, collection, 'create');
+  const mayDelete = !isNew && !singleton && can(perms, admin, collection, 'delete');
+  const readable = useCallback((f: string) => fieldAllowed(perms, admin, collection, readAction, f) || (isNew && fieldAllowed(perms, admin, collection, 'read', f) && false), [perms, admin, collection, readAction, isNew]);
+  const writable = useCallback((f: string) => mayWrite && fieldAllowed(perms, admin, collection, writeAction, f), [perms, admin, collection, writeAction, mayWrite]);
+
+  const queryKey = ['item', collection, id ?? '(singleton)'];
+  const item = useQuery({
+    queryKey,
+    enabled: !isNew && known,
+    queryFn: ({ signal }) => request<Item | null>('GET', itemPath(collection, id), { query: { fields: readFields(infos.filter((i) => readable(i.field.field))) }, signal }),
+  });
+
+  const [edits, setEdits] = useState<Item>({});
+  const [fieldErrors, setFieldErrors] = useState<Record<string, string>>({});
+  const [localErrors, setLocalErrors] = useState<Record<string, string>>({});
+  const [generalError, setGeneralError] = useState<unknown>(null);
+  const [saved, setSaved] = useState<string | null>(null);
+  const [busy, setBusy] = useState<null | 'save' | 'stay' | 'copy' | 'delete'>(null);
+  const [confirmDelete, setConfirmDelete] = useState(false);
+  const formRef = useRef<HTMLFormElement>(null);
+
+  const defaults = useMemo(() => {
+    const out: Item = {};
+    if (isNew) for (const f of fields) if (f.schema?.default_value !== undefined && f.schema?.default_value !== null && !f.schema.is_primary_key) out[f.field] = f.schema.default_value;
+    return out;
+  }, [fields, isNew]);
+  const base: Item = isNew ? defaults : (item.data ?? {});
+  const values = useMemo(() => ({ ...base, ...edits }), [base, edits]);
+  const dirty = Object.keys(edits).length > 0;
+  const guard = useUnsavedGuard(dirty);
+
+  const setValue = useCallback((field: string, value: unknown) => {
+    setEdits((e) => ({ ...e, [field]: value }));
+    setFieldErrors((errs) => {
+      if (!(field in errs)) return errs;
+      const { [field]: _gone, ...rest } = errs;
+      return rest;
+    });
+    setSaved(null);
+  }, []);
+
+  const states = useMemo(() => new Map(fields.map((f) => [f.field, fieldState(f, values)])), [fields, values]);
+
+  /** Fields on the form: readable, not hidden (by meta or a condition), and not a generated key of a new item. */
+  const visible = useCallback((info: FieldInfo) => {
+    const f = info.field;
+    if (!readable(f.field)) return false;
+    if (states.get(f.field)?.hidden) return false;
+    if (f.schema?.is_primary_key && isNew && (f.schema.has_auto_increment || f.meta?.special?.includes('uuid'))) return false;
+    if (info.kind === 'none' && f.type === 'alias') return false;
+    return true;
+  }, [readable, states, isNew]);
+
+  const disabledOf = (info: FieldInfo) => {
+    const f = info.field;
+    if (!writable(f.field) || states.get(f.field)?.readonly) return true;
+    if (f.schema?.is_primary_key && !isNew) return true;
+    return busy !== null;
+  };
+
+  const title = isNew ? `New item in ${titleOf(collection)}` : singleton ? titleOf(collection) : displayOf(item.data, collection, collections, fields, pk) || `Item ${id}`;
+
+  /** What `required` and the JSON inputs refuse, before anything is sent. */
+  function checkBeforeSend(): Record<string, string> {
+    const errs: Record<string, string> = { ...localErrors };
+    for (const info of infos) {
+      const f = info.field;
+      if (!visible(info) || !states.get(f.field)?.required || info.kind === 'group') continue;
+      const v = values[f.field];
+      if (info.kind === 'hash' ? isEmpty(v) && !(item.data && !isEmpty(item.data[f.field])) : isEmpty(v)) errs[f.field] = 'This field is required.';
+    }
+    return errs;
+  }
+
+  function focusFirstError(errs: Record<string, string>) {
+    requestAnimationFrame(() => {
+      const first = infos.find((i) => errs[i.field.field]);
+      const el = first ? document.getElementById(fieldDomId(first)) : null;
+      if (el && 'focus' in el) el.focus();
+      else document.getElementById('item-general-error')?.focus();
+    });
+  }
+
+  function showError(err: unknown) {
+    const byField = err instanceof ApiError ? err.fieldErrors() : {};
+    const shown = Object.fromEntries(Object.entries(byField).filter(([f]) => infos.some((i) => i.field.field === f && visible(i))));
+    setFieldErrors(shown);
+    setGeneralError(err);
+    focusFirstError(shown);
+  }
+
+  async function save(mode: 'save' | 'stay' | 'copy') {
+    if (busy) return;
+    setSaved(null);
+    const errs = checkBeforeSend();
+    if (Object.keys(errs).length > 0) {
+      setFieldErrors(errs);
+      setGeneralError(new Error(Object.keys(errs).length === 1 ? 'One field needs attention before saving.' : `${Object.keys(errs).length} fields need attention before saving.`));
+      focusFirstError(errs);
+      return;
+    }
+    setBusy(mode);
+    setGeneralError(null);
+    setFieldErrors({});
+    try {
+      let key: unknown;
+      if (mode === 'copy') {
+        const body = copyPayload(infos.filter((i) => visible(i) && writableFor(i, 'create')), values, pk, ctx);
+        const created = await request<Item>('POST', `/items/${encodeURIComponent(collection)}`, { body, query: { fields: [pk] } });
+        key = created?.[pk];
+      } else {
+        const body = savePayload(infos, edits, base, ctx);
+        if (isNew) {
+          const created = await request<Item>('POST', `/items/${encodeURIComponent(collection)}`, { body, query: { fields: [pk] } });
+          key = created?.[pk];
+        } else if (Object.keys(body).length > 0) {
+          await request('PATCH', itemPath(collection, id), { body, query: { fields: [pk] } });
+          key = id;
+        } else key = id;
+      }
+      await queryClient.invalidateQueries({ predicate: (q) => q.queryKey.includes(collection) });
+      setEdits({});
+      setLocalErrors({});
+      if (mode === 'save' && !singleton) {
+        guard.allowNext();
+        navigate(`/${collection}`);
+        return;
+      }
+      if ((mode === 'copy' || isNew) && key !== undefined && key !== null) {
+        guard.allowNext();
+        navigate(`/${collection}/${encodeURIComponent(String(key))}`, { replace: isNew });
+        return;
+      }
+      setSaved('Saved.');
+    } catch (err) {
+      showError(err);
+    } finally {
+      setBusy(null);
+    }
+  }
+
+  function writableFor(info: FieldInfo, action: 'create' | 'update') {
+    return fieldAllowed(perms, admin, collection, action, info.field.field) && !info.field.schema?.is_primary_key;
+  }
+
+  async function remove() {
+    setBusy('delete');
+    try {
+      await request('DELETE', itemPath(collection, id));
+      setConfirmDelete(false);
+      await queryClient.invalidateQueries({ predicate: (q) => q.queryKey.includes(collection) });
+      queryClient.removeQueries({ queryKey });
+      guard.allowNext();
+      navigate(`/${collection}`);
+    } catch (err) {
+      setConfirmDelete(false);
+      setGeneralError(err);
+    } finally {
+      setBusy(null);
+    }
+  }
+
+  // Ctrl/Cmd+S saves and stays.
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      if ((e.ctrlKey || e.metaKey) && e.key.toLowerCase() === 's') {
+        e.preventDefault();
+        if (mayWrite) formRef.current?.requestSubmit(document.getElementById('item-save-stay') as HTMLButtonElement | null ?? undefined);
+      }
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  });
+
+  if (!known) return <div className="main-pane"><div className="page-body"><p className="page-message">There is no collection named “{collection}” that you can open.</p></div></div>;
+  if (!isNew && item.error) {
+    return (
+      <div className="main-pane">
+        <header className="page-header"><h1>{titleOf(collection)}</h1></header>
+        <div className="page-body"><ErrorNotice error={item.error} onRetry={() => void item.refetch()} /></div>
+      </div>
+    );
+  }
+  if (!isNew && !item.data) {
+    if (item.isSuccess) return <div className="main-pane"><div className="page-body"><p className="page-message">This item does not exist, or you may not see it.</p></div></div>;
+    return <Loading label="Loading the item" />;
+  }
+
+  const topLevel = infos.filter((i) => !i.field.meta?.group || !infos.some((g) => g.kind === 'group' && g.field.field === i.field.meta?.group));
+
+  const renderField = (info: FieldInfo) => {
+    if (!visible(info)) return null;
+    const f = info.field;
+    if (info.kind === 'group') {
+      const children = infos.filter((c) => c.field.meta?.group === f.field && visible(c));
+      if (children.length === 0) return null;
+      const collapsible = f.meta?.interface !== 'group-raw';
+      const startOpen = (f.meta?.options as { start?: string } | null)?.start !== 'closed';
+      return collapsible ? (
+        <details key={f.field} className="field-group full" open={startOpen || children.some((c) => fieldErrors[c.field.field])}>
+          <summary>{labelOf(f)}</summary>
+          {f.meta?.note && <p className="field-note">{f.meta.note}</p>}
+          <div className="form-grid">{children.map(renderField)}</div>
+        </details>
+      ) : (
+        <fieldset key={f.field} className="field-group full">
+          <legend>{labelOf(f)}</legend>
+          <div className="form-grid">{children.map(renderField)}</div>
+        </fieldset>
+      );
+    }
+    const state = states.get(f.field)!;
+    const relational = info.kind === 'm2o' || info.kind === 'file' || info.kind === 'o2m' || info.kind === 'm2m';
+    const full = f.meta?.width === 'full' || f.meta?.width === 'fill' || !f.meta?.width && (relational && info.kind !== 'm2o' && info.kind !== 'file' || ['textarea', 'markdown', 'html', 'json'].includes(info.kind)) || info.kind === 'o2m' || info.kind === 'm2m';
+    const error = fieldErrors[f.field] ?? (f.meta?.validation_message && fieldErrors[f.field] === '' ? f.meta.validation_message : undefined);
+    const required = state.required;
+    return (
+      <FormField key={f.field} info={info} required={required} note={f.meta?.note} error={error} full={Boolean(full)} group={info.kind === 'o2m' || info.kind === 'm2m' || info.kind === 'csv'}>
+        {({ id: domId, describedBy, labelId }) => relational ? (
+          <RelationalInput info={info} ctx={ctx} id={domId} labelId={labelId} describedBy={describedBy} value={values[f.field]} stored={base[f.field]}
+            onChange={(v) => setValue(f.field, v)} disabled={disabledOf(info)} invalid={Boolean(error)} isNew={isNew} />
+        ) : (
+          <FieldInput info={info} id={domId} value={info.kind === 'hash' ? edits[f.field] : values[f.field]} onChange={(v) => (v === undefined ? setEdits(({ [f.field]: _x, ...rest }) => rest) : setValue(f.field, v))}
+            disabled={disabledOf(info)} required={required} invalid={Boolean(error)} describedBy={describedBy} isNew={isNew}
+            hasStored={!isNew && base[f.field] !== null && base[f.field] !== undefined}
+            onLocalError={(m) => setLocalErrors((prev) => {
+              if (m === null) { if (!(f.field in prev)) return prev; const { [f.field]: _y, ...rest } = prev; return rest; }
+              return prev[f.field] === m ? prev : { ...prev, [f.field]: m };
+            })} />
+        )}
+      </FormField>
+    );
+  };
+
+  const listHref = `/${collection}`;
+  return (
+    <div className="item-layout">
+      <form ref={formRef} className="main-pane item-main" aria-labelledby="item-title" noValidate
+        onSubmit={(e) => {
+          e.preventDefault();
+          const submitter = (e.nativeEvent as SubmitEvent).submitter as HTMLButtonElement | null;
+          void save((submitter?.value as 'save' | 'stay' | 'copy' | undefined) ?? 'stay');
+        }}>
+        <header className="page-header">
+          {!singleton && <Link href={listHref} className="btn btn-ghost icon-btn" aria-label={`Back to ${titleOf(collection)}`}>←</Link>}
+          <div className="item-heading">
+            <span className="muted item-crumb">{titleOf(collection)}{dirty && <span className="badge item-dirty">Unsaved changes</span>}</span>
+            <h1 id="item-title">{title}</h1>
+          </div>
+          {mayDelete && <button type="button" className="btn btn-danger" onClick={() => setConfirmDelete(true)} disabled={busy !== null}>Delete</button>}
+          {!isNew && !singleton && mayCreate && mayWrite !== undefined && (
+            <button type="submit" name="mode" value="copy" className="btn" disabled={busy !== null}>Save as copy</button>
+          )}
+          {mayWrite && (
+            <>
+              <button type="submit" name="mode" value="stay" id="item-save-stay" className="btn" disabled={busy !== null}>{busy === 'stay' ? 'Saving…' : 'Save and stay'}</button>
+              {!singleton && <button type="submit" name="mode" value="save" className="btn btn-primary" disabled={busy !== null}>{busy === 'save' ? 'Saving…' : 'Save'}</button>}
+            </>
+          )}
+          {!mayWrite && <span className="badge">Read only</span>}
+        </header>
+        <div className="page-body item-body">
+          <div className="item-messages" aria-live="polite">
+            {generalError !== null && (
+              <div className="notice notice-error" role="alert" id="item-general-error" tabIndex={-1}>
+                <span>{generalMessage(generalError, fieldErrors)}</span>
+              </div>
+            )}
+            {saved && <div className="notice notice-success" role="status">{saved}</div>}
+          </div>
+          <div className="form-grid item-form">{topLevel.map(renderField)}</div>
+        </div>
+      </form>
+      {!isNew && !singleton && item.data && (
+        <Sidebar ctx={ctx} id={String(item.data[pk] ?? id)} current={item.data} infos={infos}
+          mayUpdate={(f) => writable(f) && !(allFields.find((x) => x.collection === collection && x.field === f)?.schema?.is_primary_key)}
+          onReverted={async () => { setEdits({}); await queryClient.invalidateQueries({ queryKey }); }} dirty={dirty} />
+      )}
+      <ConfirmDialog open={confirmDelete} title="Delete this item?" confirmLabel={busy === 'delete' ? 'Deleting…' : 'Delete'} danger
+        onCancel={() => setConfirmDelete(false)} onConfirm={() => void remove()} busy={busy === 'delete'}>
+        <p>“{title}” will be deleted. This cannot be undone.</p>
+      </ConfirmDialog>
+      {guard.dialog}
+    </div>
+  );
+}
+
+function labelOf(f: Field): string {
+  return titleOf(f.field);
+}
+
+function generalMessage(err: unknown, fieldErrors: Record<string, string>): string {
+  const named = Object.keys(fieldErrors).length;
+  if (err instanceof ApiError) {
+    if (named > 0 && err.items.every((i) => i.field && i.field in fieldErrors)) return `Not saved: ${named === 1 ? 'a field needs' : `${named} fields need`} attention (marked below). Nothing you typed was lost.`;
+    return `Not saved: ${messageOf(err)}`;
+  }
+  return messageOf(err);
+}
