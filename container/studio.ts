@@ -1,8 +1,8 @@
 /** The Studio (studio/, built by Vite into studio/dist) at /admin, in the standalone process and the container; the
  * cloud deployment serves the same files from the bucket behind CloudFront (infra/). Hashed assets are immutable;
  * every other path under /admin is the single page's index.html, never cached, so a deploy is picked up at the next
- * load. A strict Content-Security-Policy: scripts and styles from this origin only (the build has no inline script),
- * and only this origin may frame the Studio. */
+ * load. A strict Content-Security-Policy and the other security headers (container/studio-headers.ts, shared with the
+ * CloudFront function of infra/studio.ts) on every answer. */
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
@@ -10,12 +10,9 @@ import { serveStatic } from '@hono/node-server/serve-static';
 import type { Context, Hono } from 'hono';
 import { ServiceUnavailableError } from '../core/errors.ts';
 import type { AppEnv } from '../functions/http/env.ts';
+import { SECURITY_HEADERS } from './studio-headers.ts';
 
-export const STUDIO_CSP = [
-  "default-src 'self'", "script-src 'self'", "style-src 'self'", "img-src 'self' data: blob:", "media-src 'self' blob:",
-  "font-src 'self'", "connect-src 'self'", "frame-src 'self'", "object-src 'none'", "base-uri 'self'",
-  "form-action 'self'", "frame-ancestors 'self'",
-].join('; ');
+export { SECURITY_HEADERS, STUDIO_CSP } from './studio-headers.ts';
 
 /** studio/dist beside the sources (container/studio.ts) or beside the compiled dist/ (dist/container/studio.js). */
 export function defaultStudioDir(): string {
@@ -26,8 +23,6 @@ export function defaultStudioDir(): string {
   }
   return resolve('studio', 'dist');
 }
-
-const SECURITY_HEADERS = { 'Content-Security-Policy': STUDIO_CSP, 'X-Content-Type-Options': 'nosniff', 'Referrer-Policy': 'same-origin' };
 
 function secure(c: Context<AppEnv>): void {
   for (const [name, value] of Object.entries(SECURITY_HEADERS)) c.header(name, value);

@@ -2,12 +2,17 @@
  * - /assets and /tus -> the container (assets are cached at the edge per the container's Cache-Control,
  *   ASSETS_CACHE_TTL);
  * - multipart POST /files and PATCH /files/{id} -> the container (Lambda request bodies stop at 6 MB);
- * - /utils/import and /utils/export -> the container (streamed bodies beyond 6 MB and 15 minutes).
+ * - /utils/import and /utils/export -> the container (streamed bodies beyond 6 MB and 15 minutes);
+ * - /admin -> the Studio's bucket (infra/studio.ts registers it on this router; its security headers come from the
+ *   router's viewer-response snippet, STUDIO_RESPONSE_HEADERS).
  * CloudFront routes by path, not by method or content type, so the router's viewer-request snippet (which runs
  * before the routing code) moves multipart uploads under /_container, a route whose rewrite strips that prefix
- * again before the request reaches the container. Verify on the first deploy that the SST version in use runs
- * the Router-level injection before routing; if not, route /files to the container and let it forward JSON
- * requests, or use an ALB rule on Content-Type. */
+ * again before the request reaches the container. SST v3.19 and v4.17 put the Router-level injection first in the
+ * viewer-request function, before the routing code (platform/src/components/aws/router.ts, createRequestFunction);
+ * with an SST that did not, route /files to the container and let it forward JSON requests, or use an ALB rule on
+ * Content-Type. */
+
+import { STUDIO_RESPONSE_HEADERS } from './studio.ts';
 
 /** CloudFront Functions JavaScript; sees `event`. Kept ES5 so any CloudFront Functions runtime accepts it. */
 export const MULTIPART_TO_CONTAINER = `
@@ -30,7 +35,21 @@ const ONE_YEAR = 365 * 24 * 3600;
  * Cache-Control allows: `public, max-age=N` assets for N seconds (revalidated with their ETag), `private` ones
  * (authenticated) and anything without Cache-Control (every API answer) not at all. The query string is part of
  * the key (transform parameters, access_token); so is Authorization, which also makes CloudFront forward it on
- * GET and HEAD, and keeps one caller's response from being served to another. */
+ * GET and HEAD, and keeps one caller's response from being served to another.
+ *
+ * Cookies (the Studio's session mode: the httpOnly `svc_session_token` set by POST /auth/login, sent back on every
+ * API request): `cookiesConfig: none` keeps them out of the cache key only. What reaches the origin is the union of
+ * the cache key and the behaviour's origin request policy, and SST's Router (lazy routes: the `.route()` calls
+ * here) attaches CloudFront's managed AllViewerExceptHostHeader policy (b689b0a8-53d0-40ab-baf2-68738e2966ac,
+ * platform/src/components/aws/router.ts, SST v3.19 and v4.17): every viewer header but Host, every cookie and every
+ * query string go to the origin. So the Cookie header reaches API Gateway (HTTP API payload 2.0 hands it to the
+ * Lambda as `event.cookies`, which hono/aws-lambda joins back into a Cookie header; Set-Cookie goes out through the
+ * result's `cookies`, test/lambda/lambda.test.ts) and the container, and the answer's Set-Cookie comes back to the
+ * browser (cookies are forwarded, so CloudFront does not strip it; not testable offline: check a sign-in on the first
+ * deploy). Nothing to change, and keying the cache on the cookie would only fragment it: nothing authenticated is
+ * stored at the edge (API answers carry no Cache-Control and defaultTtl is 0; an asset is `public` only when the
+ * public role may read it, core/assets/serve.ts, the same for everyone). For the Studio's bucket, SST's routing code
+ * drops the cookies before the request goes to S3. */
 export const CACHE_POLICY = {
   comment: 'svc: honour the origin Cache-Control',
   defaultTtl: 0,
@@ -49,7 +68,7 @@ export const CACHE_POLICY = {
 export function createRouter(domain: string | null = null) {
   return new sst.aws.Router('Router', {
     ...(domain ? { domain } : {}),
-    edge: { viewerRequest: { injection: MULTIPART_TO_CONTAINER } },
+    edge: { viewerRequest: { injection: MULTIPART_TO_CONTAINER }, viewerResponse: { injection: STUDIO_RESPONSE_HEADERS } },
     transform: { cachePolicy: CACHE_POLICY },
   });
 }

@@ -280,6 +280,54 @@ declare namespace sst {
       readonly url: Output<string>;
     }
 
+    /** An entry of StaticSite `assets.fileOptions`: globs relative to the build output (matched with dot files);
+     * SST applies the options last to first, each file once, and uploads only the files some option takes. */
+    interface StaticSiteFileOptions {
+      files: string | string[];
+      ignore?: string | string[];
+      cacheControl?: string;
+      contentType?: string;
+    }
+    interface StaticSiteArgs {
+      /** The site's directory, relative to sst.config.ts (default "."); `build` runs there. A directory holding a
+       * vite.config.ts gets a generated src/sst-env.d.ts. */
+      path?: Input<string>;
+      /** Run before the upload; `output` (relative to `path`) is what is uploaded. */
+      build?: Input<{ command: Input<string>; output: Input<string> }>;
+      /** Default "index.html"; without `errorPage` it is also the answer for paths matching no file (SPA). */
+      indexPage?: string;
+      /** A 404 page (since SST v4.2.2 answered with status 404); leave unset for a single-page app. */
+      errorPage?: Input<string>;
+      /** Build-time environment (VITE_* reach the browser). */
+      environment?: Input<Record<string, Input<string>>>;
+      assets?: {
+        textEncoding?: Input<'utf-8' | 'iso-8859-1' | 'windows-1252' | 'ascii' | 'none'>;
+        /** Default: "**" `max-age=31536000,public,immutable`, then "**\/*.html"
+         * `max-age=0,no-cache,no-store,must-revalidate`. */
+        fileOptions?: Input<StaticSiteFileOptions[]>;
+        /** Drop the files of earlier deploys (default true). */
+        purge?: Input<boolean>;
+      };
+      /** Serve through a Router (its distribution, its KeyValueStore routing) instead of a distribution of the site's
+       * own; `path` is the prefix (the site's Vite `base` must be the same plus "/"). Excludes `domain` and `edge`. */
+      router?: {
+        instance: Input<Router>;
+        domain?: Input<string>;
+        path?: Input<string>;
+      };
+      /** CloudFront invalidation after a deploy that changed files: default `{ paths: "all" (/*), wait: false }`, on
+       * the Router's distribution when served through one. */
+      invalidation?: Input<false | { paths?: Input<'all' | string[]>; wait?: Input<boolean> }>;
+      /** `sst dev`: run the site's dev server (default `npm run dev` in `path`) instead of deploying it; false deploys. */
+      dev?: false | { command?: Input<string>; url?: Input<string>; directory?: Input<string>; title?: Input<string>; autostart?: Input<boolean> };
+    }
+    class StaticSite implements Linkable {
+      constructor(name: string, args?: StaticSiteArgs);
+      readonly urn: Output<string>;
+      /** The site's URL: through a Router, the router's URL followed by `router.path`. */
+      readonly url: Output<string>;
+    }
+
     interface RouterUrlRouteArgs {
       /** Rewrites the path before it reaches the origin: `regex` over the path, replaced by `to`. */
       rewrite?: Input<{ regex: Input<string>; to: Input<string> }>;
@@ -290,8 +338,10 @@ declare namespace sst {
     }
     interface RouterArgs {
       domain?: Input<string | { name: Input<string>; aliases?: Input<string[]> }>;
-      /** CloudFront Functions code of the router's viewer-request function; the Router-level injection runs
-       * before the routing code, so it may change `event.request.uri` to steer a request to another route. */
+      /** CloudFront Functions code injected into the router's functions (one behaviour for every route).
+       * `viewerRequest`: the Router-level injection runs before the routing code, so it may change
+       * `event.request.uri` to steer a request to another route. `viewerResponse`: a viewer-response function
+       * `async function handler(event) { <injection> return event.response; }` is created only when given. */
       edge?: Input<{
         viewerRequest?: Input<{ injection: Input<string> }>;
         viewerResponse?: Input<{ injection: Input<string> }>;

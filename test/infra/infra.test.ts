@@ -4,6 +4,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { createContext, runInContext } from 'node:vm';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { loadConfig } from '../../core/config.ts';
@@ -80,6 +81,7 @@ function installGlobals(stage: string) {
       Cluster: component('Cluster'),
       Service: component('Service'),
       Router: component('Router', ['route', 'routeBucket']),
+      StaticSite: component('StaticSite'),
     },
   };
 }
@@ -311,15 +313,19 @@ describe('infra/ (sst.config.ts with SST globals stubbed)', () => {
     expect(routes).toHaveLength(6);
     expect(routes.find((r) => r.prefix === '/_container')?.args.rewrite).toEqual({ regex: '^/_container/(.*)$', to: '/$1' });
     expect(unwrap(outputs.url)).toBe('<Router.url>');
+    // The Studio registers its own route (a site entry in the router's KeyValueStore), not through route().
+    const studio = one('StaticSite', 'Studio');
+    expect(studio.args.router.instance).toBe(router.instance);
+    const sites = [{ prefix: studio.args.router.path as string, url: 'studio' }];
 
     // Longest matching prefix wins (SST Router), after the viewer-request injection.
     const injection = new Function('event', `${router.args.edge.viewerRequest.injection}; return event;`) as (e: any) => any;
     const routeOf = (method: string, uri: string, contentType?: string): string => {
       const event = { request: { method, uri, headers: contentType ? { 'content-type': { value: contentType } } : {} } };
       const path: string = injection(event).request.uri;
-      const match = routes.filter((r) => path === r.prefix || path.startsWith(r.prefix.endsWith('/') ? r.prefix : `${r.prefix}/`)
+      const match = [...routes, ...sites].filter((r) => path === r.prefix || path.startsWith(r.prefix.endsWith('/') ? r.prefix : `${r.prefix}/`)
         || r.prefix === '/').sort((a, b) => b.prefix.length - a.prefix.length)[0];
-      return match.url === '<Container.url>' ? 'container' : 'functions';
+      return match.url === '<Container.url>' ? 'container' : match.url === 'studio' ? 'studio' : 'functions';
     };
     const multipart = 'multipart/form-data; boundary=x';
     expect(routeOf('POST', '/files', multipart)).toBe('container');
@@ -337,6 +343,9 @@ describe('infra/ (sst.config.ts with SST globals stubbed)', () => {
     expect(routeOf('POST', '/utils/export/articles')).toBe('container');
     expect(routeOf('GET', '/assetsx')).toBe('functions');
     expect(routeOf('GET', '/server/health')).toBe('functions');
+    for (const uri of ['/admin', '/admin/', '/admin/content/posts/12', '/admin/assets/index-abc.js']) expect(routeOf('GET', uri), uri).toBe('studio');
+    expect(routeOf('GET', '/adminx')).toBe('functions');
+    expect(routeOf('POST', '/auth/login', 'application/json')).toBe('functions');
   });
 
   it('the edge cache follows the origin Cache-Control and keys on the query string and Authorization', async () => {
@@ -348,8 +357,125 @@ describe('infra/ (sst.config.ts with SST globals stubbed)', () => {
     expect(key.queryStringsConfig.queryStringBehavior).toBe('all');
     expect(key.headersConfig).toEqual({ headerBehavior: 'whitelist', headers: { items: ['authorization'] } });
     expect(key.cookiesConfig.cookieBehavior).toBe('none');
+    // Cookies (the Studio's svc_session_token) still reach the origins: SST's Router attaches CloudFront's
+    // AllViewerExceptHostHeader origin request policy (all cookies) to its behaviour, and nothing here replaces it
+    // (a `transform.cdn` could). infra/router.ts > CACHE_POLICY has the details.
+    expect(Object.keys(one('Router').args.transform)).toEqual(['cachePolicy']);
     // The origin does send Cache-Control on assets (public or private, ASSETS_CACHE_TTL).
     expect(readFileSync(join(ROOT, 'core/assets/serve.ts'), 'utf8')).toMatch(/'cache-control': `\$\{isPublic \? 'public' : 'private'\}, max-age=/);
+  });
+
+  it('the Studio: a static site of studio/dist, built at deploy, served through the router at /admin with the SPA fallback', async () => {
+    const { outputs } = await deployStage('dev');
+    const { STUDIO_PATH, STUDIO_BUILD } = await import('../../infra/studio.ts');
+    const site = one('StaticSite', 'Studio');
+    expect(STUDIO_PATH).toBe('/admin');
+    expect(site.args).toMatchObject({ path: '.', build: { command: 'npm run build:studio', output: 'studio/dist' } });
+    expect(site.args.build).toEqual(STUDIO_BUILD);
+    expect(site.args.router).toEqual({ instance: one('Router').instance, path: STUDIO_PATH });
+    // A deep link (/admin/content/posts/12) matches no file: SST's routing answers the site's `custom404`, which is
+    // the index page while `errorPage` is unset; with `errorPage` set (SST >= 4.2.2) it would be a 404 instead.
+    expect(site.args).not.toHaveProperty('errorPage');
+    expect(site.args).not.toHaveProperty('indexPage');
+    // SST refuses both on a site served through a Router (they belong to the Router).
+    expect(site.args).not.toHaveProperty('domain');
+    expect(site.args).not.toHaveProperty('edge');
+    // Only the Studio's paths are invalidated, not the edge cache of /assets.
+    expect(site.args.invalidation).toEqual({ paths: ['/admin*'], wait: false });
+    expect(unwrap(outputs.studio)).toBe('<Studio.url>');
+
+    // The build it uploads: `npm run build:studio` writes studio/dist with Vite's base at the same path.
+    const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
+    expect(pkg.scripts['build:studio']).toMatch(/scripts\/build-studio\.mjs/);
+    const vite = readFileSync(join(ROOT, 'studio/vite.config.ts'), 'utf8');
+    expect(/base: '([^']*)'/.exec(vite)?.[1]).toBe(`${STUDIO_PATH}/`);
+    expect(`studio/${/outDir: '([^']*)'/.exec(vite)?.[1]}`).toBe(STUDIO_BUILD.output);
+    expect(/assetsDir: '([^']*)'/.exec(vite)?.[1]).toBe('assets');
+  });
+
+  it('the Studio\'s files: hashed assets immutable, index.html and the rest no-cache, as the container sends them', async () => {
+    await deployStage('dev');
+    const { IMMUTABLE, REVALIDATE } = await import('../../infra/studio.ts');
+    const options = one('StaticSite', 'Studio').args.assets.fileOptions as { files: string | string[]; ignore?: string | string[]; cacheControl?: string }[];
+    // The same values as container/studio.ts.
+    const container = readFileSync(join(ROOT, 'container/studio.ts'), 'utf8');
+    expect(container).toContain(`'Cache-Control', '${IMMUTABLE}'`);
+    expect(container).toContain(`c.header('Cache-Control', '${REVALIDATE}')`);
+
+    // SST's upload (static-site.ts uploadAssets): options from the last to the first, globs with dot files, each file
+    // taken by the first option that matches it and not ignores it; a file no option takes is not uploaded.
+    const literal = (text: string) => text.replace(/[.+?^${}()|[\]\\]/g, '\\$&');
+    const glob = (pattern: string) => new RegExp(`^${pattern.split(/(\*\*\/|\*\*|\*)/).map((part) =>
+      part === '**/' ? '(?:.*/)?' : part === '**' ? '.*' : part === '*' ? '[^/]*' : literal(part)).join('')}$`);
+    const matches = (patterns: string | string[] | undefined, file: string) => [patterns ?? []].flat().some((p) => glob(p).test(file));
+    const upload = (files: string[]) => {
+      const taken = new Map<string, string | undefined>();
+      for (const option of [...options].reverse()) {
+        for (const file of files) if (!taken.has(file) && matches(option.files, file) && !matches(option.ignore, file)) taken.set(file, option.cacheControl);
+      }
+      return taken;
+    };
+    const built = (dir: string, prefix = ''): string[] => readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+      e.isDirectory() ? built(join(dir, e.name), `${prefix}${e.name}/`) : [`${prefix}${e.name}`]);
+    const files = [
+      'index.html', '.built', 'favicon.svg', 'assets/index-BJU591Lb.js', 'assets/index-BJU591Lb.js.gz', 'assets/index-BJU591Lb.js.br',
+      'assets/index-SqkBHB7P.css', 'assets/index-SqkBHB7P.css.br', 'assets/ContentModule-Ca71erkg.js', 'assets/logo-x1.svg',
+      ...(existsSync(join(ROOT, 'studio/dist')) ? built(join(ROOT, 'studio/dist')) : []),
+    ];
+    const taken = upload(files);
+    expect(taken.get('index.html')).toBe(REVALIDATE);
+    expect(taken.get('favicon.svg')).toBe(REVALIDATE);
+    expect(taken.get('assets/index-BJU591Lb.js')).toBe(IMMUTABLE);
+    expect(taken.get('assets/index-SqkBHB7P.css')).toBe(IMMUTABLE);
+    expect(taken.get('assets/logo-x1.svg')).toBe(IMMUTABLE);
+    for (const file of files) {
+      if (/\.(gz|br)$/.test(file) || file === '.built') expect(taken.has(file), file).toBe(false);
+      else expect(taken.get(file), file).toBe(file.startsWith('assets/') ? IMMUTABLE : REVALIDATE);
+    }
+    // Disjoint options: the order SST applies them in does not matter.
+    for (const file of files) expect(options.filter((o) => matches(o.files, file) && !matches(o.ignore, file)).length, file).toBeLessThanOrEqual(1);
+  });
+
+  it('the router adds the Studio\'s CSP and security headers at the edge, to answers under /admin only', async () => {
+    await deployStage('dev');
+    const { SECURITY_HEADERS, STUDIO_CSP } = await import('../../container/studio-headers.ts');
+    // One definition: container/studio.ts sends the same object, and the shared module imports nothing.
+    expect((await import('../../container/studio.ts')).SECURITY_HEADERS).toBe(SECURITY_HEADERS);
+    expect(readFileSync(join(ROOT, 'container/studio-headers.ts'), 'utf8')).not.toMatch(/^\s*(import|export .* from)\b/m);
+    expect(SECURITY_HEADERS['Content-Security-Policy']).toBe(STUDIO_CSP);
+
+    const injection: string = one('Router').args.edge.viewerResponse.injection;
+    // ES5 like the viewer-request snippet.
+    expect(injection).not.toMatch(/\b(?:let|const|class)\b|=>|`/);
+    // SST's wrapper of a Router viewer-response injection (router.ts createResponseFunction), in a context of its own:
+    // nothing of Node's.
+    const context = createContext({});
+    runInContext(`async function handler(event) {\n${injection}\n  return event.response;\n}`, context);
+    const respond = async (uri: string) => {
+      const event = {
+        version: '1.0',
+        context: { eventType: 'viewer-response', distributionId: 'E2EXAMPLE', requestId: 'r1' },
+        viewer: { ip: '192.0.2.10' },
+        request: { method: 'GET', uri, querystring: {}, headers: { host: { value: 'd111111abcdef8.cloudfront.net' } }, cookies: {} },
+        response: { statusCode: 200, statusDescription: 'OK', headers: { 'content-type': { value: 'text/html' } }, cookies: {} },
+      };
+      const response = await (context.handler as (e: unknown) => Promise<unknown>)(event);
+      return JSON.parse(JSON.stringify(response)) as { statusCode: number; headers: Record<string, { value: string }> };
+    };
+    const added = {
+      'content-security-policy': { value: STUDIO_CSP },
+      'x-content-type-options': { value: 'nosniff' },
+      'referrer-policy': { value: 'same-origin' },
+    };
+    expect(Object.keys(added)).toEqual(Object.keys(SECURITY_HEADERS).map((n) => n.toLowerCase()));
+    for (const uri of ['/admin', '/admin/', '/admin/x', '/admin/index.html', '/admin/content/posts/12', '/admin/assets/index-abc.js']) {
+      const response = await respond(uri);
+      expect(response.statusCode).toBe(200);
+      expect(response.headers, uri).toEqual({ 'content-type': { value: 'text/html' }, ...added });
+    }
+    for (const uri of ['/items/x', '/', '/adminx', '/administrator', '/assets/6b1c', '/_container/files', '/server/health', '/items/admin']) {
+      expect((await respond(uri)).headers, uri).toEqual({ 'content-type': { value: 'text/html' } });
+    }
   });
 
   it('the local Caddy router sends the same prefixes to the container', async () => {
@@ -361,6 +487,9 @@ describe('infra/ (sst.config.ts with SST globals stubbed)', () => {
     }
     expect(caddy).toMatch(/method POST\s+path \/files \/files\/\s+header Content-Type multipart\/form-data\*/);
     expect(caddy).toMatch(/method PATCH\s+path_regexp \^\/files\/\[\^\/\]\+\$\s+header Content-Type multipart\/form-data\*/);
+    // The Studio: the container serves it (container/compose.ts), the functions half does not.
+    expect(caddy).toMatch(/@studio path \/admin \/admin\/\*/);
+    expect(caddy).toMatch(/handle @studio \{\s*reverse_proxy container:8055/);
   });
 });
 
