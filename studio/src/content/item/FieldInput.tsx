@@ -168,7 +168,7 @@ function TagsInput(props: InputProps) {
     <div className={`tags${disabled ? ' disabled' : ''}`}>
       <ul className="tag-list" aria-label={`${labelText(info)} values`}>
         {tags.map((t, i) => (
-          <li key={`${t}-${i}`} className="tag">
+          <li key={`${t}-${i}`} className="tag-chip">
             <span>{t}</span>
             {!disabled && (
               <button type="button" className="tag-remove" aria-label={`Remove ${t}`}

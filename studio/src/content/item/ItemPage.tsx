@@ -13,7 +13,7 @@ import {
   can, fieldAllowed, fieldsOf, primaryKeyOf, titleOf, useAllFields, useCollections, usePermissions, usePolicyGlobals, useRelations,
   type Collection, type Field, type Permissions, type Relation,
 } from '../schema.ts';
-import { fieldState } from './conditions.ts';
+import { fieldState, matches } from './conditions.ts';
 import { displayOf } from './display.ts';
 import { FieldInput } from './FieldInput.tsx';
 import { FormField, fieldDomId } from './FormField.tsx';
@@ -142,6 +142,13 @@ function ItemEditor({ collection, id, allFields, relations, perms, admin, collec
       const v = values[f.field];
       if (info.kind === 'hash' ? isEmpty(v) && !(item.data && !isEmpty(item.data[f.field])) : isEmpty(v)) errs[f.field] = 'This field is required.';
     }
+    // meta.validation: a filter the item must pass, checked on the values being sent (the API has the last word).
+    for (const info of infos) {
+      const f = info.field;
+      const rule = f.meta?.validation;
+      if (!rule || errs[f.field] || !visible(info) || !(f.field in edits || isNew) || isEmpty(values[f.field])) continue;
+      if (!matches(rule, values)) errs[f.field] = f.meta?.validation_message || 'This value does not pass the field’s validation.';
+    }
     return errs;
   }
 
@@ -155,7 +162,15 @@ function ItemEditor({ collection, id, allFields, relations, perms, admin, collec
   }
 
   function showError(err: unknown) {
-    const byField = err instanceof ApiError ? err.fieldErrors() : {};
+    const byField: Record<string, string> = {};
+    if (err instanceof ApiError) {
+      for (const e of err.items) {
+        if (!e.field || e.field in byField) continue;
+        const custom = fields.find((f) => f.field === e.field)?.meta?.validation_message;
+        const isValidation = e.code === 'FAILED_VALIDATION' || /^Validation failed/.test(e.message);
+        byField[e.field] = custom && isValidation ? custom : fieldMessage(e.code, e.message);
+      }
+    }
     const shown = Object.fromEntries(Object.entries(byField).filter(([f]) => infos.some((i) => i.field.field === f && visible(i))));
     setFieldErrors(shown);
     setGeneralError(err);
@@ -179,15 +194,13 @@ function ItemEditor({ collection, id, allFields, relations, perms, admin, collec
       let key: unknown;
       if (mode === 'copy') {
         const body = copyPayload(infos.filter((i) => visible(i) && writableFor(i, 'create')), values, pk, ctx);
-        const created = await request<Item>('POST', `/items/${encodeURIComponent(collection)}`, { body, query: { fields: [pk] } });
-        key = created?.[pk];
+        key = createdKey(await request<unknown>('POST', `/items/${encodeURIComponent(collection)}`, { body }), pk);
       } else {
         const body = savePayload(infos, edits, base, ctx);
         if (isNew) {
-          const created = await request<Item>('POST', `/items/${encodeURIComponent(collection)}`, { body, query: { fields: [pk] } });
-          key = created?.[pk];
+          key = createdKey(await request<unknown>('POST', `/items/${encodeURIComponent(collection)}`, { body }), pk);
         } else if (Object.keys(body).length > 0) {
-          await request('PATCH', itemPath(collection, id), { body, query: { fields: [pk] } });
+          await request('PATCH', itemPath(collection, id), { body });
           key = id;
         } else key = id;
       }
@@ -233,17 +246,19 @@ function ItemEditor({ collection, id, allFields, relations, perms, admin, collec
     }
   }
 
+  const saveRef = useRef(save);
+  saveRef.current = save;
   // Ctrl/Cmd+S saves and stays.
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
       if ((e.ctrlKey || e.metaKey) && e.key.toLowerCase() === 's') {
         e.preventDefault();
-        if (mayWrite) formRef.current?.requestSubmit(document.getElementById('item-save-stay') as HTMLButtonElement | null ?? undefined);
+        if (mayWrite && !document.querySelector('dialog[open]')) void saveRef.current('stay');
       }
     };
     window.addEventListener('keydown', onKey);
     return () => window.removeEventListener('keydown', onKey);
-  });
+  }, [mayWrite]);
 
   if (!known) return <div className="main-pane"><div className="page-body"><p className="page-message">There is no collection named “{collection}” that you can open.</p></div></div>;
   if (!isNew && item.error) {
@@ -285,10 +300,10 @@ function ItemEditor({ collection, id, allFields, relations, perms, admin, collec
     const state = states.get(f.field)!;
     const relational = info.kind === 'm2o' || info.kind === 'file' || info.kind === 'o2m' || info.kind === 'm2m';
     const full = f.meta?.width === 'full' || f.meta?.width === 'fill' || !f.meta?.width && (relational && info.kind !== 'm2o' && info.kind !== 'file' || ['textarea', 'markdown', 'html', 'json'].includes(info.kind)) || info.kind === 'o2m' || info.kind === 'm2m';
-    const error = fieldErrors[f.field] ?? (f.meta?.validation_message && fieldErrors[f.field] === '' ? f.meta.validation_message : undefined);
+    const error = fieldErrors[f.field];
     const required = state.required;
     return (
-      <FormField key={f.field} info={info} required={required} note={f.meta?.note} error={error} full={Boolean(full)} group={info.kind === 'o2m' || info.kind === 'm2m' || info.kind === 'csv'}>
+      <FormField key={f.field} info={info} required={required} note={f.meta?.note} error={error} full={Boolean(full)} group={info.kind === 'o2m' || info.kind === 'm2m'}>
         {({ id: domId, describedBy, labelId }) => relational ? (
           <RelationalInput info={info} ctx={ctx} id={domId} labelId={labelId} describedBy={describedBy} value={values[f.field]} stored={base[f.field]}
             onChange={(v) => setValue(f.field, v)} disabled={disabledOf(info)} invalid={Boolean(error)} isNew={isNew} />
@@ -309,10 +324,11 @@ function ItemEditor({ collection, id, allFields, relations, perms, admin, collec
   return (
     <div className="item-layout">
       <form ref={formRef} className="main-pane item-main" aria-labelledby="item-title" noValidate
-        onSubmit={(e) => {
-          e.preventDefault();
-          const submitter = (e.nativeEvent as SubmitEvent).submitter as HTMLButtonElement | null;
-          void save((submitter?.value as 'save' | 'stay' | 'copy' | undefined) ?? 'stay');
+        onSubmit={(e) => e.preventDefault()}
+        onKeyDown={(e) => {
+          // Enter in a one-line input does not submit (a half-typed form is not a save); Ctrl/Cmd+S does.
+          const t = e.target as HTMLElement;
+          if (e.key === 'Enter' && t instanceof HTMLInputElement && !['checkbox', 'radio', 'button', 'submit'].includes(t.type)) e.preventDefault();
         }}>
         <header className="page-header">
           {!singleton && <Link href={listHref} className="btn btn-ghost icon-btn" aria-label={`Back to ${titleOf(collection)}`}>←</Link>}
@@ -320,17 +336,19 @@ function ItemEditor({ collection, id, allFields, relations, perms, admin, collec
             <span className="muted item-crumb">{titleOf(collection)}{dirty && <span className="badge item-dirty">Unsaved changes</span>}</span>
             <h1 id="item-title">{title}</h1>
           </div>
-          {mayDelete && <button type="button" className="btn btn-danger" onClick={() => setConfirmDelete(true)} disabled={busy !== null}>Delete</button>}
-          {!isNew && !singleton && mayCreate && mayWrite !== undefined && (
-            <button type="submit" name="mode" value="copy" className="btn" disabled={busy !== null}>Save as copy</button>
-          )}
-          {mayWrite && (
-            <>
-              <button type="submit" name="mode" value="stay" id="item-save-stay" className="btn" disabled={busy !== null}>{busy === 'stay' ? 'Saving…' : 'Save and stay'}</button>
-              {!singleton && <button type="submit" name="mode" value="save" className="btn btn-primary" disabled={busy !== null}>{busy === 'save' ? 'Saving…' : 'Save'}</button>}
-            </>
-          )}
-          {!mayWrite && <span className="badge">Read only</span>}
+          <div className="item-actions">
+            {mayDelete && <button type="button" className="btn btn-danger" onClick={() => setConfirmDelete(true)} disabled={busy !== null}>Delete</button>}
+            {!isNew && !singleton && mayCreate && (
+              <button type="button" className="btn" onClick={() => void save('copy')} disabled={busy !== null}>{busy === 'copy' ? 'Copying…' : 'Save as copy'}</button>
+            )}
+            {mayWrite && (
+              <>
+                <button type="button" className="btn" onClick={() => void save('stay')} disabled={busy !== null} aria-keyshortcuts="Control+S">{busy === 'stay' ? 'Saving…' : 'Save and stay'}</button>
+                {!singleton && <button type="button" className="btn btn-primary" onClick={() => void save('save')} disabled={busy !== null}>{busy === 'save' ? 'Saving…' : 'Save'}</button>}
+              </>
+            )}
+            {!mayWrite && <span className="badge">Read only</span>}
+          </div>
         </header>
         <div className="page-body item-body">
           <div className="item-messages" aria-live="polite">
@@ -360,6 +378,17 @@ function ItemEditor({ collection, id, allFields, relations, perms, admin, collec
 
 function labelOf(f: Field): string {
   return titleOf(f.field);
+}
+
+/** POST answers the new item's key (or the item, when asked for fields). */
+function createdKey(answer: unknown, pk: string): unknown {
+  return answer !== null && typeof answer === 'object' ? (answer as Item)[pk] : answer;
+}
+
+/** The server's words for a field, where a plainer sentence helps. */
+function fieldMessage(code: string, message: string): string {
+  if (code === 'RECORD_NOT_UNIQUE') return 'This value is already used by another item; it has to be unique.';
+  return message;
 }
 
 function generalMessage(err: unknown, fieldErrors: Record<string, string>): string {

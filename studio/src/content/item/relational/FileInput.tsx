@@ -1,15 +1,15 @@
-/** A file or image field (an M2O to svc_files): a thumbnail for an image, the file's name otherwise, and a
- * picker of the file library. */
+/** A file or image field (an M2O to svc_files): a thumbnail for an image, the file's name otherwise, and the file
+ * library's picker (choose a file, or upload one and choose it). */
 import { useState } from 'react';
 import { assetUrl } from '../../../app/project.tsx';
 import { keyOfValue } from '../model.ts';
 import { labelText } from '../FieldInput.tsx';
-import { ItemPickerDialog } from './ItemPickerDialog.tsx';
+import { FilePickerDialog } from '../../../files/FilePickerDialog.tsx';
 import type { RelationalProps } from './RelationalInput.tsx';
 
 type FileRow = { id?: string; type?: string | null; title?: string | null; filename_download?: string | null; filesize?: number | string | null };
 
-export function FileInput({ info, ctx, id, labelId, describedBy, value, onChange, disabled, invalid }: RelationalProps) {
+export function FileInput({ info, id, labelId, describedBy, value, onChange, disabled, invalid }: RelationalProps) {
   const [open, setOpen] = useState(false);
   const key = keyOfValue(value, 'id');
   const file = value && typeof value === 'object' ? value as FileRow : null;
@@ -18,7 +18,7 @@ export function FileInput({ info, ctx, id, labelId, describedBy, value, onChange
   return (
     <div className="file-field" aria-invalid={invalid || undefined}>
       {key !== null ? (
-        <div className="file-preview">
+        <div className="item-file-preview">
           {image && file?.type?.startsWith('image/') !== false
             ? <img src={assetUrl(String(key), { width: 160, height: 160, fit: 'cover' })} alt={name} width={80} height={80} />
             : <span className="file-icon" aria-hidden="true">▤</span>}
@@ -37,9 +37,8 @@ export function FileInput({ info, ctx, id, labelId, describedBy, value, onChange
           {key !== null && <button type="button" className="btn btn-small btn-ghost" aria-label={`Clear ${labelText(info)}`} onClick={() => onChange(null)}>Clear</button>}
         </span>
       )}
-      <ItemPickerDialog open={open} collection="svc_files" allFields={ctx.allFields} collections={ctx.collections} exclude={key === null ? [] : [key]}
-        title={`Choose a file for ${labelText(info).toLowerCase()}`} onClose={() => setOpen(false)}
-        onPick={(row) => { onChange(row); setOpen(false); }} />
+      <FilePickerDialog open={open} accept={info.field.meta?.interface === 'file-image' ? 'image' : 'any'} onClose={() => setOpen(false)}
+        onPick={(picked) => { onChange(picked); setOpen(false); requestAnimationFrame(() => document.getElementById(id)?.focus()); }} />
     </div>
   );
 }

@@ -64,7 +64,7 @@ export function ItemPickerDialog({ open, collection, allFields, collections, exc
 
   const heading = title ?? `Choose from ${titleOf(collection)}`;
   return (
-    <dialog ref={ref} className="picker-dialog" aria-labelledby={`${baseId}-title`} onCancel={(e) => { e.preventDefault(); onClose(); }}>
+    <dialog ref={ref} className="item-picker" aria-labelledby={`${baseId}-title`} onCancel={(e) => { e.preventDefault(); onClose(); }}>
       {open && (
         <>
           <div className="dialog-head">
@@ -77,18 +77,18 @@ export function ItemPickerDialog({ open, collection, allFields, collections, exc
               aria-activedescendant={rows.length ? optionId(safeActive) : undefined}
               onChange={(e) => { setSearch(e.target.value); setActive(0); }} onKeyDown={onKey} />
             {results.error ? <ErrorNotice error={results.error} onRetry={() => void results.refetch()} /> : (
-              <ul className="picker-list" role="listbox" id={`${baseId}-list`} aria-label="Results" aria-busy={results.isFetching}>
+              <ul className="item-picker-list" role="listbox" id={`${baseId}-list`} aria-label="Results" aria-busy={results.isFetching}>
                 {rows.map((row, i) => (
                   <li key={String(row[pk])} id={optionId(i)} role="option" aria-selected={i === safeActive}
                     className={i === safeActive ? 'active' : undefined} onMouseEnter={() => setActive(i)} onClick={() => onPick(row)}>
-                    <span className="picker-title">{displayOf(row, collection, collections, fields, pk)}</span>
-                    <span className="muted picker-key">#{String(row[pk])}</span>
+                    <span className="item-picker-title">{displayOf(row, collection, collections, fields, pk)}</span>
+                    <span className="muted item-picker-key">#{String(row[pk])}</span>
                   </li>
                 ))}
-                {!results.isFetching && rows.length === 0 && <li className="muted picker-empty" role="presentation">{debounced ? `Nothing matches “${debounced}”.` : 'No items to choose.'}</li>}
+                {!results.isFetching && rows.length === 0 && <li className="muted item-picker-empty" role="presentation">{debounced ? `Nothing matches “${debounced}”.` : 'No items to choose.'}</li>}
               </ul>
             )}
-            <p className="muted picker-hint">↑ ↓ to move, Enter to choose, Esc to close. Showing up to 20; search to narrow.</p>
+            <p className="muted item-picker-hint">↑ ↓ to move, Enter to choose, Esc to close. Showing up to 20; search to narrow.</p>
           </div>
         </>
       )}
