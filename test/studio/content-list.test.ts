@@ -138,7 +138,11 @@ describe.skipIf(!HAS_CHROMIUM)('Studio: content navigation and list', () => {
     await expect.poll(() => range(page).textContent()).toContain('1–50 of 10,000');
     await expect.poll(() => rows.count()).toBe(51);
 
-    // Sorting by a column header
+    // Sorting by a column header (a many-to-one column sorts by the related display field)
+    const authorHeader = page.getByRole('columnheader', { name: 'Author' });
+    await authorHeader.getByRole('button').click();
+    await expect.poll(() => authorHeader.getAttribute('aria-sort')).toBe('ascending');
+    await expect.poll(() => rows.nth(1).getByRole('cell').last().textContent()).toBe('Ada');
     const titleHeader = page.getByRole('columnheader', { name: 'Title' });
     const firstTitle = () => rows.nth(1).getByRole('link').textContent();
     await titleHeader.getByRole('button').click();
@@ -257,6 +261,23 @@ describe.skipIf(!HAS_CHROMIUM)('Studio: content navigation and list', () => {
     expect(await page.getByRole('columnheader', { name: 'Id' }).count()).toBe(1);
     expect(await page.getByRole('columnheader', { name: 'Published' }).count()).toBe(0);
     expect(await page.getByRole('button', { name: /^Filter/ }).textContent()).toContain('3');
+
+    // A failed write keeps the view on screen and says so quietly; "Try again" writes it.
+    await page.route('**/presets/*', (route) => (route.request().method() === 'PATCH'
+      ? route.fulfill({ status: 503, contentType: 'application/json', body: JSON.stringify({ errors: [{ message: 'Unavailable', extensions: { code: 'SERVICE_UNAVAILABLE' } }] }) })
+      : route.continue()));
+    const savedSort = async () => (await server.t.req('GET', `/presets/${saved[0].id}`)).body.data.layout_query.tabular.sort;
+    await page.getByRole('columnheader', { name: 'Title' }).getByRole('button').click();
+    const failure = page.getByRole('status').filter({ hasText: 'View not saved' });
+    await expect.poll(() => failure.count()).toBe(1);
+    expect(await page.getByRole('columnheader', { name: 'Title' }).getAttribute('aria-sort')).toBe('ascending');
+    expect(await savedSort()).toEqual(['-title']);
+    await page.unroute('**/presets/*');
+    await failure.getByRole('button', { name: 'Try again' }).click();
+    await expect.poll(() => failure.count()).toBe(0);
+    await expect.poll(savedSort).toEqual(['title']);
+    await page.getByRole('columnheader', { name: 'Title' }).getByRole('button').click();
+    await expect.poll(savedSort).toEqual(['-title']);
 
     // ... and after signing out and in again.
     await page.getByRole('button', { name: 'Sign out' }).click();

@@ -145,6 +145,7 @@ export function useViewAutosave(opts: {
     pending.current = null;
     busy.current = true;
     setStatus({ state: 'saving' });
+    let failed = false;
     try {
       let row: Preset;
       if (id.current === null) {
@@ -164,11 +165,13 @@ export function useViewAutosave(opts: {
     } catch (error) {
       // The view stays as it is on screen; the next change or "Try again" writes it.
       pending.current ??= view;
+      failed = true;
       setStatus({ state: 'error', error });
     } finally {
       busy.current = false;
     }
-    if (pending.current && JSON.stringify(pending.current) !== saved.current) {
+    // A view that changed during the write goes next; after a failure, only the user's next change or "Try again".
+    if (!failed && pending.current && JSON.stringify(pending.current) !== saved.current) {
       timer.current = setTimeout(() => void flush(), 50);
     }
   }, [me, queryClient]);

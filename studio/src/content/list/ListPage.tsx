@@ -177,7 +177,16 @@ function ListView({ schema, collection, presets, presetsError, retryPresets, boo
     canUpdate: can(schema.perms, schema.admin, 'svc_presets', 'update'),
   });
   const bookmarkActions = useBookmarkActions();
-  const bookmarkDirty = bookmark !== null && JSON.stringify(view) !== JSON.stringify(initial);
+  // A bookmark is not changed by working with it: "Update bookmark" writes the changes, "Discard changes" goes back.
+  const [baseline, setBaseline] = useState(initial);
+  const bookmarkDirty = bookmark !== null && JSON.stringify(view) !== JSON.stringify(baseline);
+  const applyView = (v: SavedView): void => {
+    setFields(v.fields);
+    setSort(v.sort);
+    setLimit(v.limit);
+    setSearchText(v.search);
+    setTree(fromApiFilter(v.filter));
+  };
   const ownBookmark = bookmark !== null && bookmark.user === me?.id;
 
   const canCreate = can(schema.perms, schema.admin, name, 'create');
@@ -265,11 +274,11 @@ function ListView({ schema, collection, presets, presetsError, retryPresets, boo
         <SaveState status={autosave.status} retry={autosave.retry} />
         {bookmarkDirty && (
           <>
-            <button type="button" className="btn btn-small btn-ghost" onClick={() => navigate(`/${name}?bookmark=${bookmark!.id}`, { replace: true })}
+            <button type="button" className="btn btn-small btn-ghost" onClick={() => applyView(baseline)}
               title="Go back to the bookmark as it was saved">Discard changes</button>
             {ownBookmark && can(schema.perms, schema.admin, 'svc_presets', 'update') && (
               <button type="button" className="btn btn-small" disabled={bookmarkActions.save.isPending}
-                onClick={() => bookmarkActions.save.mutate({ id: bookmark!.id, view }, { onSuccess: () => navigate(`/${name}?bookmark=${bookmark!.id}`, { replace: true }) })}>
+                onClick={() => { const saved = view; bookmarkActions.save.mutate({ id: bookmark!.id, view: saved }, { onSuccess: () => setBaseline(saved) }); }}>
                 Update bookmark
               </button>
             )}
@@ -455,7 +464,6 @@ function ListView({ schema, collection, presets, presetsError, retryPresets, boo
 }
 
 function SaveState({ status, retry }: { status: ReturnType<typeof useViewAutosave>['status']; retry(): void }) {
-  if (status.state === 'saving') return <span className="save-state" role="status">Saving view…</span>;
   if (status.state === 'not-allowed') return <span className="save-state" role="status" title="Your role may not change saved views">View not saved</span>;
   if (status.state === 'error') {
     return (
