@@ -263,18 +263,33 @@ describe.skipIf(!HAS_CHROMIUM)('Studio: the item editor', () => {
     expect(problems).toEqual([]);
   });
 
-  it('keeps an O2M order set by the buttons, and removes rows', async () => {
+  it('orders O2M rows with the buttons and by dragging, removes rows, and refuses a number that is not one', async () => {
     const id = keyOf(await ok(server, 'POST', '/items/articles', { title: 'Order test', chapters: [model.chapters.Ending] }));
     await open(`articles/${id}`);
-    await field('chapters').getByRole('button', { name: /Add existing/ }).click();
-    await page.getByRole('dialog', { name: /Add to chapters/ }).getByRole('option', { name: /Opening/ }).click();
+    const rows = field('chapters').getByRole('listitem');
+    const add = async (title: string) => {
+      await field('chapters').getByRole('button', { name: /Add existing/ }).click();
+      await page.getByRole('dialog', { name: /Add to chapters/ }).getByRole('option', { name: new RegExp(title) }).click();
+    };
+    await add('Opening');
     await page.getByRole('button', { name: 'Move Opening up' }).click();
     await page.getByRole('button', { name: 'Remove Ending' }).click();
-    await field('chapters').getByRole('button', { name: /Add existing/ }).click();
-    await page.getByRole('dialog', { name: /Add to chapters/ }).getByRole('option', { name: /Ending/ }).click();
+    await add('Ending');
+    await add('Middle');
+    expect(await rows.allTextContents()).toEqual([expect.stringContaining('Opening'), expect.stringContaining('Ending'), expect.stringContaining('Middle')]);
+    await rows.filter({ hasText: 'Middle' }).dragTo(rows.filter({ hasText: 'Opening' }));
+    await expect.poll(() => rows.allTextContents()).toEqual([expect.stringContaining('Middle'), expect.stringContaining('Opening'), expect.stringContaining('Ending')]);
+
+    await page.getByLabel('Count', { exact: true }).fill('4x');
+    await expect.poll(() => field('count').getByText('Enter a whole number, like 42.').count()).toBe(1);
+    await page.getByRole('button', { name: 'Save and stay' }).click();
+    expect(await page.getByRole('alert').first().textContent()).toContain('needs attention');
+    await page.getByLabel('Count', { exact: true }).fill('4');
     await page.getByRole('button', { name: 'Save and stay' }).click();
     await expect.poll(() => page.getByRole('status').filter({ hasText: 'Saved' }).count()).toBe(1);
-    const saved = await ok(server, 'GET', `/items/articles/${id}?fields=chapters.title,chapters.sort`);
-    expect(saved.chapters.sort((a: { sort: number }, b: { sort: number }) => a.sort - b.sort).map((c: { title: string }) => c.title)).toEqual(['Opening', 'Ending']);
+    const saved = await ok(server, 'GET', `/items/articles/${id}?fields=count,chapters.title,chapters.sort`);
+    expect(saved.count).toBe(4);
+    expect(saved.chapters.sort((a: { sort: number }, b: { sort: number }) => a.sort - b.sort).map((c: { title: string }) => c.title)).toEqual(['Middle', 'Opening', 'Ending']);
+    expect(problems).toEqual([]);
   });
 });

@@ -95,18 +95,35 @@ export function labelText(info: FieldInfo): string {
 
 type Common = { id: string; disabled: boolean; required: boolean; 'aria-invalid': true | undefined; 'aria-describedby': string | undefined };
 
+const INTEGER_RE = /^[-+]?\d+$/;
+const DECIMAL_RE = /^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/;
+
 function NumberInput(props: InputProps & { common: Common }) {
-  const { info, value, onChange, common } = props;
+  const { info, value, onChange, onLocalError, common, id } = props;
   const integer = info.field.type === 'integer' || info.field.type === 'bigInteger';
   // The text as typed ("1." or "-") stays while it is not yet a number.
   const [text, setText] = useState(numberToInput(value));
+  const [error, setError] = useState<string | null>(null);
   useEffect(() => {
     setText((t) => (String(inputToNumber(info.field, t) ?? '') === numberToInput(value) ? t : numberToInput(value)));
   }, [value, info.field]);
+  const describedBy = [common['aria-describedby'], error ? `${id}-num` : null].filter(Boolean).join(' ') || undefined;
   return (
-    <input {...common} type="text" inputMode={integer ? 'numeric' : 'decimal'} className="num" value={text}
-      pattern={integer ? '-?[0-9]*' : '-?[0-9]*([.][0-9]*)?([eE][-+]?[0-9]+)?'}
-      onChange={(e) => { setText(e.target.value); onChange(inputToNumber(info.field, e.target.value)); }} />
+    <>
+      <input {...common} aria-describedby={describedBy} aria-invalid={common['aria-invalid'] || (error ? true : undefined)} type="text"
+        inputMode={integer ? 'numeric' : 'decimal'} className="num" value={text} autoComplete="off"
+        onChange={(e) => {
+          const next = e.target.value;
+          setText(next);
+          const trimmed = next.trim();
+          const bad = trimmed !== '' && !(integer ? INTEGER_RE : DECIMAL_RE).test(trimmed);
+          const message = bad ? (integer ? 'Enter a whole number, like 42.' : 'Enter a number, like 4.5.') : null;
+          setError(message);
+          onLocalError(message);
+          if (!bad) onChange(inputToNumber(info.field, next));
+        }} />
+      {error && <span className="field-error" id={`${id}-num`}>{error}</span>}
+    </>
   );
 }
 

@@ -73,7 +73,8 @@ function ItemEditor({ collection, id, allFields, relations, perms, admin, collec
   const mayWrite = can(perms, admin, collection, writeAction);
   const mayCreate = can(perms, admin, collection, 'create');
   const mayDelete = !isNew && !singleton && can(perms, admin, collection, 'delete');
-  const readable = useCallback((f: string) => fieldAllowed(perms, admin, collection, readAction, f) || (isNew && fieldAllowed(perms, admin, collection, 'read', f) && false), [perms, admin, collection, readAction, isNew]);
+  // A new item shows the fields the caller may create; an existing one those it may read.
+  const readable = useCallback((f: string) => fieldAllowed(perms, admin, collection, readAction, f), [perms, admin, collection, readAction]);
   const writable = useCallback((f: string) => mayWrite && fieldAllowed(perms, admin, collection, writeAction, f), [perms, admin, collection, writeAction, mayWrite]);
 
   const queryKey = ['item', collection, id ?? '(singleton)'];
@@ -300,7 +301,8 @@ function ItemEditor({ collection, id, allFields, relations, perms, admin, collec
     const state = states.get(f.field)!;
     const relational = info.kind === 'm2o' || info.kind === 'file' || info.kind === 'o2m' || info.kind === 'm2m';
     const full = f.meta?.width === 'full' || f.meta?.width === 'fill' || !f.meta?.width && (relational && info.kind !== 'm2o' && info.kind !== 'file' || ['textarea', 'markdown', 'html', 'json'].includes(info.kind)) || info.kind === 'o2m' || info.kind === 'm2m';
-    const error = fieldErrors[f.field];
+    // A value that cannot be sent as typed (JSON, a number) says so beside its input already.
+    const error = fieldErrors[f.field] !== undefined && fieldErrors[f.field] !== localErrors[f.field] ? fieldErrors[f.field] : undefined;
     const required = state.required;
     return (
       <FormField key={f.field} info={info} required={required} note={f.meta?.note} error={error} full={Boolean(full)} group={info.kind === 'o2m' || info.kind === 'm2m'}>
@@ -362,8 +364,8 @@ function ItemEditor({ collection, id, allFields, relations, perms, admin, collec
           <div className="form-grid item-form">{topLevel.map(renderField)}</div>
         </div>
       </form>
-      {!isNew && !singleton && item.data && (
-        <Sidebar ctx={ctx} id={String(item.data[pk] ?? id)} current={item.data} infos={infos}
+      {!isNew && item.data && item.data[pk] !== undefined && item.data[pk] !== null && (
+        <Sidebar ctx={ctx} id={String(item.data[pk])} current={item.data} infos={infos}
           mayUpdate={(f) => writable(f) && !(allFields.find((x) => x.collection === collection && x.field === f)?.schema?.is_primary_key)}
           onReverted={async () => { setEdits({}); await queryClient.invalidateQueries({ queryKey }); }} dirty={dirty} />
       )}

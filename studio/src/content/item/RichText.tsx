@@ -14,7 +14,8 @@ interface EditorProps {
 }
 
 function Editor({ preview, mode, ...props }: EditorProps & { preview: (text: string) => ReactNode; mode: string }) {
-  const [showing, setShowing] = useState(false);
+  // Read-only text is read, so it opens in the preview.
+  const [showing, setShowing] = useState(props.disabled && props.value !== '');
   const { id, value, onChange, ...rest } = props;
   return (
     <div className="rich">

@@ -19,7 +19,7 @@ interface Comment {
 
 const FIELDS = ['id', 'comment', 'date_created', 'date_updated', 'user_created.id', 'user_created.email', 'user_created.first_name', 'user_created.last_name'];
 
-export function Comments({ collection, item }: { collection: string; item: string }) {
+export function Comments({ collection, item, may }: { collection: string; item: string; may: { create: boolean; update: boolean; delete: boolean } }) {
   const { me } = useSession();
   const queryClient = useQueryClient();
   const key = ['comments', collection, item];
@@ -52,7 +52,7 @@ export function Comments({ collection, item }: { collection: string; item: strin
 
   return (
     <div className="comments">
-      <form className="comment-form" onSubmit={(e) => { e.preventDefault(); if (draft.trim()) add.mutate(draft.trim()); }}>
+      {may.create && <form className="comment-form" onSubmit={(e) => { e.preventDefault(); if (draft.trim()) add.mutate(draft.trim()); }}>
         <label htmlFor="comment-new" className="visually-hidden">New comment</label>
         <textarea id="comment-new" rows={3} placeholder="Leave a comment…" value={draft} onChange={(e) => setDraft(e.target.value)}
           onKeyDown={(e) => { if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) { e.preventDefault(); if (draft.trim()) add.mutate(draft.trim()); } }} />
@@ -61,7 +61,7 @@ export function Comments({ collection, item }: { collection: string; item: strin
           <span className="muted">Ctrl+Enter to post</span>
           <button type="submit" className="btn btn-small btn-primary" disabled={!draft.trim() || add.isPending}>{add.isPending ? 'Posting…' : 'Post comment'}</button>
         </div>
-      </form>
+      </form>}
       {(edit.error || remove.error) && <ErrorNotice error={edit.error ?? remove.error} />}
       {comments.error ? <ErrorNotice error={comments.error} onRetry={() => void comments.refetch()} /> : !comments.data ? <Loading label="Loading comments" /> : (
         comments.data.length === 0 ? <p className="muted sidebar-empty">No comments yet.</p> : (
@@ -87,10 +87,10 @@ export function Comments({ collection, item }: { collection: string; item: strin
                 ) : (
                   <p className="comment-text">{c.comment}</p>
                 )}
-                {mine(c) && editing?.id !== c.id && (
+                {mine(c) && editing?.id !== c.id && (may.update || may.delete) && (
                   <div className="comment-actions">
-                    <button type="button" className="btn btn-small btn-ghost" aria-label="Edit comment" onClick={() => setEditing({ id: c.id, text: c.comment })}>Edit</button>
-                    <button type="button" className="btn btn-small btn-ghost" aria-label="Delete comment" onClick={() => setDeleting(c)}>Delete</button>
+                    {may.update && <button type="button" className="btn btn-small btn-ghost" aria-label="Edit comment" onClick={() => setEditing({ id: c.id, text: c.comment })}>Edit</button>}
+                    {may.delete && <button type="button" className="btn btn-small btn-ghost" aria-label="Delete comment" onClick={() => setDeleting(c)}>Delete</button>}
                   </div>
                 )}
               </li>

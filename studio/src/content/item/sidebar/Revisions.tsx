@@ -10,7 +10,7 @@ import { Loading } from '../../../ui/Loading.tsx';
 import { fieldsOf, primaryKeyOf } from '../../schema.ts';
 import { ConfirmDialog } from '../ConfirmDialog.tsx';
 import { labelText } from '../FieldInput.tsx';
-import { keyOfValue, type FieldInfo } from '../model.ts';
+import { choicesOf, keyOfValue, type FieldInfo } from '../model.ts';
 import { csvToList, timeToInput } from '../values.ts';
 import { absoluteTime, personName, relativeTime, valueText, type Person } from './format.ts';
 import type { SidebarProps } from './Sidebar.tsx';
@@ -60,6 +60,10 @@ function canonical(info: FieldInfo, value: unknown): unknown {
 /** A value as the diff shows it. */
 function shown(info: FieldInfo, value: unknown): string {
   if (value === null || value === undefined || value === '') return '';
+  if (info.kind === 'select') {
+    const choice = choicesOf(info.field).find((c) => String(c.value) === String(value));
+    if (choice) return choice.text;
+  }
   if (info.field.type === 'timestamp') return absoluteTime(String(value)) || String(value);
   if (info.field.type === 'csv') return csvToList(value).join(', ');
   return valueText(value);

@@ -1,7 +1,9 @@
 /** The sidebar of an existing item, a complementary region beside the form that folds away: the item's comments
- * and its revisions (tabs; arrow keys move between them). The open/closed state is kept for the session. */
+ * and its revisions (tabs, each shown when the caller may read svc_comments / svc_revisions; arrow keys move
+ * between them). The open/closed state is kept for the session. */
 import { useRef, useState, type KeyboardEvent } from 'react';
 import type { EditorContext } from '../ItemPage.tsx';
+import { can } from '../../schema.ts';
 import type { FieldInfo } from '../model.ts';
 import { Comments } from './Comments.tsx';
 import { Revisions } from './Revisions.tsx';
@@ -16,12 +18,23 @@ export interface SidebarProps {
   dirty: boolean;
 }
 
-const TABS = [{ key: 'comments', label: 'Comments' }, { key: 'revisions', label: 'Revisions' }] as const;
-type Tab = (typeof TABS)[number]['key'];
+const ALL_TABS = [{ key: 'comments', label: 'Comments', collection: 'svc_comments' }, { key: 'revisions', label: 'Revisions', collection: 'svc_revisions' }] as const;
+type Tab = (typeof ALL_TABS)[number]['key'];
 
+/** The sidebar, with the tabs the caller may read (nothing at all when it may read neither). */
 export function Sidebar(props: SidebarProps) {
+  const { perms, admin } = props.ctx;
+  const TABS = ALL_TABS.filter((t) => can(perms, admin, t.collection, 'read'));
+  if (TABS.length === 0) return null;
+  return <SidebarPanel {...props} tabs={TABS} />;
+}
+
+function SidebarPanel(props: SidebarProps & { tabs: (typeof ALL_TABS)[number][] }) {
+  const TABS = props.tabs;
+  const { perms, admin } = props.ctx;
   const [open, setOpen] = useState(() => sessionStorage.getItem('studio.item-sidebar') !== 'closed');
-  const [tab, setTab] = useState<Tab>('comments');
+  const [chosen, setTab] = useState<Tab>(TABS[0].key);
+  const tab = TABS.some((t) => t.key === chosen) ? chosen : TABS[0].key;
   const tabRefs = useRef<Record<string, HTMLButtonElement | null>>({});
   const toggle = () => {
     setOpen((o) => {
@@ -58,7 +71,11 @@ export function Sidebar(props: SidebarProps) {
               aria-label="Hide comments and revisions" title="Hide comments and revisions">⇥</button>
           </div>
           <div role="tabpanel" id={`sidebar-panel-${tab}`} aria-labelledby={`sidebar-tab-${tab}`} className="sidebar-panel">
-            {tab === 'comments' ? <Comments collection={props.ctx.collection} item={props.id} /> : <Revisions {...props} />}
+            {tab === 'comments'
+              ? <Comments collection={props.ctx.collection} item={props.id} may={{
+                create: can(perms, admin, 'svc_comments', 'create'), update: can(perms, admin, 'svc_comments', 'update'), delete: can(perms, admin, 'svc_comments', 'delete'),
+              }} />
+              : <Revisions {...props} />}
           </div>
         </div>
       ) : (
