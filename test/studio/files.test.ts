@@ -259,6 +259,22 @@ describe.skipIf(!HAS_CHROMIUM)('Studio: file library', () => {
     expect(stored).toEqual({ status: 200, size, sha: expected });
     // Nothing unfinished is left to offer.
     expect(await page.evaluate(() => Object.keys(localStorage).filter((k) => k.startsWith('tus::')))).toEqual([]);
+
+    // A large replacement goes through tus too, under the file's id.
+    const nine = Buffer.alloc(9 * 1024 * 1024, 7);
+    const ninePath = join(root, 'nine.bin');
+    writeFileSync(ninePath, nine);
+    const tusCreates: string[] = [];
+    page.on('request', (req) => { if (req.method() === 'POST' && /\/tus$/.test(req.url())) tusCreates.push(req.headers()['upload-metadata'] ?? ''); });
+    await page.getByRole('img', { name: /Big/ }).click();
+    await expect.poll(() => page.getByRole('heading', { name: 'Big', level: 1 }).count()).toBe(1);
+    await page.getByLabel('Replace the content of Big').setInputFiles(ninePath);
+    await expect.poll(() => page.getByRole('status').filter({ hasText: 'replaced' }).count(), { timeout: 30_000 }).toBe(1);
+    expect(tusCreates).toHaveLength(1);
+    expect(tusCreates[0]).toContain(`id ${Buffer.from(list.body.data[0].id).toString('base64')}`);
+    const after = (await server.t.req('GET', `/files/${list.body.data[0].id}?fields=filesize,filename_download`)).body.data;
+    expect({ size: Number(after.filesize), name: after.filename_download }).toEqual({ size: nine.length, name: 'nine.bin' });
+    expect(await page.evaluate(() => Object.keys(localStorage).filter((k) => k.startsWith('tus::')))).toEqual([]);
     expect(problems).toEqual([]);
     await context.close();
   }, 120_000);

@@ -162,7 +162,8 @@ export function Library({ folderId, folder, access }: { folderId: string | null;
                 <Link href={itemHref(f)} className="thumb-card">
                   <div className="thumb-media"><Thumb file={f} size={240} /></div>
                   <div className="thumb-caption">
-                    <span className="thumb-title">{fileLabel(f)}</span>
+                    {/* The thumbnail's alt text already names the file in the link's name. */}
+                    <span className="thumb-title" aria-hidden="true">{fileLabel(f)}</span>
                     <span className="thumb-meta">{typeLabel(f.type)} · {formatBytes(f.filesize)}</span>
                   </div>
                 </Link>

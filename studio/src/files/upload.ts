@@ -28,11 +28,18 @@ export function uploadFile(file: File, opts: UploadOptions = {}): Promise<FileRe
   return file.size >= RESUMABLE_THRESHOLD ? uploadResumable(file, opts) : uploadMultipart(file, opts);
 }
 
-/** Replaces a file's content (PATCH /files/{id} multipart); the id, metadata and references stay. */
+/** Replaces a file's content (PATCH /files/{id} multipart, or tus with metadata `id` from RESUMABLE_THRESHOLD);
+ * the id, metadata and references stay. */
 export function replaceFile(id: string, file: File, opts: Omit<UploadOptions, 'folder' | 'title'> = {}): Promise<FileRecord> {
+  if (opts.signal?.aborted) return Promise.reject(abortError());
+  if (file.size >= RESUMABLE_THRESHOLD) return uploadResumable(file, opts, undefined, id);
   const form = new FormData();
   form.append('file', file, file.name);
   return sendForm('PATCH', `/files/${encodeURIComponent(id)}`, form, opts);
+}
+
+function tooLarge(): ApiError {
+  return new ApiError(413, [{ message: 'The file is larger than the server accepts (its upload size limit).', code: 'CONTENT_TOO_LARGE' }]);
 }
 
 function abortError(): DOMException {
@@ -74,6 +81,10 @@ function sendForm(method: string, path: string, form: FormData, opts: Pick<Uploa
             return;
           }
         }
+        if (xhr.status === 413) {
+          reject(tooLarge());
+          return;
+        }
         if (xhr.status < 200 || xhr.status >= 300) {
           reject(await errorFromResponse(new Response(xhr.responseText || null, { status: xhr.status })));
           return;
@@ -103,9 +114,9 @@ async function tusError(err: Error | DetailedError): Promise<ApiError> {
   const res = (err as DetailedError).originalResponse;
   if (!res) return new ApiError(0, [{ message: 'Cannot reach the server.', code: 'NETWORK' }]);
   const status = res.getStatus();
+  if (status === 413) return tooLarge();
   const parsed = await errorFromResponse(new Response(res.getBody() || null, { status }));
   if (parsed.items.length) return parsed;
-  if (status === 413) return new ApiError(413, [{ message: 'The file is larger than the server accepts.', code: 'CONTENT_TOO_LARGE' }]);
   return new ApiError(status, [{ message: (res.getBody() || `The upload failed (${status}).`).trim(), code: 'UNKNOWN' }]);
 }
 
@@ -119,7 +130,7 @@ export function resumeUpload(file: File, pending: PendingUpload, opts: Pick<Uplo
   });
 }
 
-function uploadResumable(file: File, opts: UploadOptions, resume?: PendingUpload): Promise<FileRecord> {
+function uploadResumable(file: File, opts: UploadOptions, resume?: PendingUpload, replaceId?: string): Promise<FileRecord> {
   return new Promise<FileRecord>((resolve, reject) => {
     let refreshed = false;
     let settled = false;
@@ -132,6 +143,8 @@ function uploadResumable(file: File, opts: UploadOptions, resume?: PendingUpload
     const metadata: Record<string, string> = { filename: file.name, filetype: file.type || 'application/octet-stream' };
     if (opts.folder) metadata.folder = opts.folder;
     if (opts.title) metadata.title = opts.title;
+    // A replacement continues under the file's id (the server's tus naming takes metadata `id`).
+    if (replaceId) metadata.id = replaceId;
     const upload = new Upload(file, {
       endpoint: tusEndpoint(),
       // A pending upload picked again continues at its URL, whatever the file's modification time says now.
@@ -139,7 +152,8 @@ function uploadResumable(file: File, opts: UploadOptions, resume?: PendingUpload
       chunkSize: CHUNK_SIZE,
       retryDelays: [0, 1000, 3000, 6000, 10000],
       metadata,
-      storeFingerprintForResuming: true,
+      // A replacement is not offered for resuming: the same bytes picked again must not continue it as a new file.
+      storeFingerprintForResuming: !replaceId,
       removeFingerprintOnSuccess: true,
       onProgress: (sent, total) => opts.onProgress?.(total > 0 ? Math.min(1, sent / total) : 0),
       // A 401 is answered by refreshing the session once (onError), not by the retry loop.
@@ -175,7 +189,7 @@ function uploadResumable(file: File, opts: UploadOptions, resume?: PendingUpload
       fail(abortError());
     }
     opts.signal?.addEventListener('abort', onAbort, { once: true });
-    if (resume) {
+    if (resume || replaceId) {
       upload.start();
       return;
     }
