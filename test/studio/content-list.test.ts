@@ -28,6 +28,10 @@ describe.skipIf(!HAS_CHROMIUM)('Studio: content navigation and list', () => {
   beforeAll(async () => {
     server = await startStudioServer();
     browser = await launchBrowser();
+  }, 120_000);
+
+  /** The content model of the journeys (after the empty state has been seen). */
+  async function seed(): Promise<void> {
     await ok('POST', '/collections', { collection: 'editorial', schema: null, meta: { icon: 'folder', collapse: 'open', sort: 1, note: 'The newsroom' } });
     await ok('POST', '/collections', {
       collection: 'authors', schema: {}, meta: { group: 'editorial', sort: 2, icon: 'person', color: '#2f855a', display_template: '{{name}}' },
@@ -36,9 +40,11 @@ describe.skipIf(!HAS_CHROMIUM)('Studio: content navigation and list', () => {
     await ok('POST', '/collections', {
       collection: 'articles', schema: {}, meta: { group: 'editorial', sort: 1, icon: 'article', note: 'Stories' },
       fields: [pk, { field: 'title', type: 'string' }, { field: 'status', type: 'string' }, { field: 'views', type: 'integer' },
-        { field: 'published', type: 'date' }, { field: 'author', type: 'integer', meta: { interface: 'select-dropdown-m2o', special: ['m2o'] } }],
+        { field: 'published', type: 'date' }, { field: 'author', type: 'integer', meta: { interface: 'select-dropdown-m2o', special: ['m2o'] } },
+        { field: 'editor', type: 'uuid', meta: { hidden: true, interface: 'select-dropdown-m2o', special: ['m2o'] } }],
     });
     await ok('POST', '/relations', { collection: 'articles', field: 'author', related_collection: 'authors', schema: {} });
+    await ok('POST', '/relations', { collection: 'articles', field: 'editor', related_collection: 'svc_users', schema: {} });
     await ok('POST', '/collections', { collection: 'homepage', schema: {}, meta: { singleton: true, icon: 'home', sort: 2 }, fields: [pk, { field: 'headline', type: 'string' }] });
     await ok('POST', '/collections', { collection: 'secrets', schema: {}, meta: { sort: 3 }, fields: [pk, { field: 'code', type: 'string' }] });
     await ok('POST', '/items/authors', AUTHORS.map((name) => ({ name })));
@@ -50,7 +56,7 @@ describe.skipIf(!HAS_CHROMIUM)('Studio: content navigation and list', () => {
     // A reader whose policy reads one collection only.
     const reader = await createPrincipal(server.t.services, { token: 'reader-list', appAccess: true, permissions: [{ collection: 'articles', action: 'read' }] });
     await ok('PATCH', `/users/${reader.user}`, { email: READER_EMAIL, password: READER_PASSWORD, require_password_change: false });
-  }, 120_000);
+  }
 
   afterAll(async () => {
     await browser?.close();
@@ -64,6 +70,12 @@ describe.skipIf(!HAS_CHROMIUM)('Studio: content navigation and list', () => {
     const { page, context, problems } = await newPage(browser);
     await signIn(page, server.url);
     await page.waitForURL(/\/admin\/content$/);
+    // Before there is any collection: how an admin creates one.
+    await page.getByRole('heading', { name: 'No collections yet' }).waitFor();
+    expect(await page.getByText('POST /collections').count()).toBe(1);
+    await checkScreen(page, 'content-empty');
+    await seed();
+    await page.reload();
     const folder = nav(page).getByRole('button', { name: 'Editorial' });
     await expect.poll(() => folder.getAttribute('aria-expanded')).toBe('true');
     for (const name of ['Content', 'Articles', 'Authors', 'Homepage (single item)', 'Secrets']) expect(await nav(page).getByRole('link', { name, exact: true }).count()).toBe(1);
@@ -190,6 +202,12 @@ describe.skipIf(!HAS_CHROMIUM)('Studio: content navigation and list', () => {
     // Dynamic values are offered where they fit.
     await c1.getByLabel('Field').selectOption('published');
     await expect.poll(() => c1.getByLabel('Value: dynamic value').locator('option').allTextContents()).toContain('Now ($NOW)');
+    await c1.getByLabel('Field').selectOption('editor');
+    await c1.getByLabel('Operator').selectOption('_eq');
+    await c1.getByLabel('Value: dynamic value').selectOption('$CURRENT_USER');
+    await expect.poll(() => c1.getByLabel('Value: Current user').count()).toBe(1);
+    // Nobody is the editor of any article yet: the whole filter matches nothing.
+    await expect.poll(() => range(page).textContent()).toContain('No matching items');
     await c1.getByLabel('Field').selectOption('views');
     await c1.getByLabel('Operator').selectOption('_gte');
     await c1.getByLabel('Value', { exact: true }).fill('500');

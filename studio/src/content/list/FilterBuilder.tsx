@@ -134,7 +134,7 @@ const NUMBER_TYPES = new Set(['integer', 'bigInteger', 'float', 'decimal']);
 function dynamicKind(field: FilterField | undefined): 'user' | 'date' | null {
   if (!field) return null;
   if (DATE_INPUT[field.type] && field.type !== 'time') return 'date';
-  if (field.related === 'svc_users' || field.type === 'uuid' || field.type === 'string') return 'user';
+  if (field.related === 'svc_users' || field.type === 'uuid') return 'user';
   return null;
 }
 

@@ -409,7 +409,12 @@ function ListView({ schema, collection, presets, presetsError, retryPresets, boo
 
         <nav className="pager" aria-label="Pages">
           <span className="pager-range" aria-live="polite">
-            {items.data ? (
+            {items.data && filtered === 0 ? (
+              <>
+                {narrowed ? 'No matching items' : 'No items'}
+                {narrowed && <span className="muted"> (of {formatCount(total)})</span>}
+              </>
+            ) : items.data ? (
               <>
                 {formatCount(from)}–{formatCount(to)} of {formatCount(filtered)}
                 {narrowed && total !== filtered && <span className="muted"> (filtered from {formatCount(total)})</span>}

@@ -40,6 +40,17 @@ export function displayOf(schema: Schema, collection: string): Display {
       };
     }
   }
+  // System collections without a template: people by name (else email), files by title (else file name).
+  if (collection === 'svc_users' && ['first_name', 'last_name', 'email'].every(readable)) {
+    return {
+      fields: ['first_name', 'last_name', 'email'],
+      render: (item) => [plain(item.first_name), plain(item.last_name)].filter(Boolean).join(' ') || plain(item.email),
+      sortField: 'email',
+    };
+  }
+  if (collection === 'svc_files' && ['title', 'filename_download'].every(readable)) {
+    return { fields: ['title', 'filename_download'], render: (item) => plain(item.title) || plain(item.filename_download), sortField: 'title' };
+  }
   const named = ['name', 'title', 'label'].find(readable);
   if (named) return { fields: [named], render: (item) => plain(item[named]), sortField: named };
   return { fields: [pk], render: (item) => plain(item[pk]), sortField: pk };
