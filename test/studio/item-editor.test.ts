@@ -221,22 +221,38 @@ describe.skipIf(!HAS_CHROMIUM)('Studio: the item editor', () => {
     await page.getByRole('link', { name: 'Back to Articles' }).click();
     const guard = page.getByRole('dialog', { name: 'Leave without saving?' });
     await guard.waitFor();
+    await checkScreen(page, 'item-unsaved-guard');
     await guard.getByRole('button', { name: 'Keep editing' }).click();
-    expect(page.url()).toContain(`/articles/${articleId}`);
+    expect(page.url()).toMatch(new RegExp(`/articles/${articleId}$`));
+    expect(await page.getByLabel('Notes', { exact: true }).inputValue()).toBe('Not saved yet.');
+    // The browser's Back asks too.
+    await page.goBack();
+    await guard.waitFor();
+    await guard.getByRole('button', { name: 'Keep editing' }).click();
+    expect(page.url()).toMatch(new RegExp(`/articles/${articleId}$`));
+    expect(await page.getByLabel('Notes', { exact: true }).inputValue()).toBe('Not saved yet.');
+    // Closing or reloading the tab asks (beforeunload is armed while the form has edits).
+    let asked = false;
+    page.once('dialog', (d) => { asked = d.type() === 'beforeunload'; void d.dismiss(); });
+    await page.evaluate(() => { location.reload(); }).catch(() => {});
+    await expect.poll(() => asked).toBe(true);
     expect(await page.getByLabel('Notes', { exact: true }).inputValue()).toBe('Not saved yet.');
     await page.getByRole('link', { name: 'Back to Articles' }).click();
     await guard.getByRole('button', { name: 'Discard changes' }).click();
     await page.waitForURL(/\/admin\/content\/articles$/);
-    // Closing the tab asks too (beforeunload is armed while the form has edits).
-    await open(`articles/${articleId}`);
-    await page.getByLabel('Notes', { exact: true }).fill('Again not saved.');
-    let asked = false;
-    page.once('dialog', (d) => { asked = d.type() === 'beforeunload'; void d.dismiss(); });
-    await page.evaluate(() => { location.reload(); }).catch(() => {});
-    await page.waitForTimeout(300);
-    // Chromium only asks after a user gesture on the page; filling counts.
-    expect(asked).toBe(true);
     expect((await ok(server, 'GET', `/items/articles/${articleId}`)).notes).toBe('Check the photo credit.');
+
+    // Back, then Discard, goes where Back was going; a saved form leaves no extra history entry behind.
+    await open(`articles/${articleId}`);
+    await page.getByLabel('Notes', { exact: true }).fill('Saved this time.');
+    await page.getByRole('button', { name: 'Save and stay' }).click();
+    await expect.poll(() => page.getByRole('status').filter({ hasText: 'Saved' }).count()).toBe(1);
+    await page.getByLabel('Notes', { exact: true }).fill('And edited again.');
+    await page.goBack();
+    await guard.getByRole('button', { name: 'Discard changes' }).click();
+    await page.waitForURL(/\/admin\/content\/articles$/);
+    expect((await ok(server, 'GET', `/items/articles/${articleId}`)).notes).toBe('Saved this time.');
+    expect(problems).toEqual([]);
   });
 
   it('saves a copy without the primary key, and deletes after a confirmation', async () => {
