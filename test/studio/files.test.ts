@@ -163,8 +163,10 @@ describe.skipIf(!HAS_CHROMIUM)('Studio: file library', () => {
     writeFileSync(greenPath, green);
     await page.getByLabel('Replace the content of Red square').setInputFiles(greenPath);
     await expect.poll(() => page.getByRole('status').filter({ hasText: 'replaced' }).count(), { timeout: 15_000 }).toBe(1);
-    const replaced = (await server.t.req('GET', `/files/${fileId}?fields=id,width,height,filename_download,title`)).body.data;
-    expect(replaced).toMatchObject({ id: fileId, width: 200, height: 100, filename_download: 'green.png', title: 'Red square' });
+    const replaced = (await server.t.req('GET', `/files/${fileId}?fields=id,width,height,filename_download,title,focal_point_x,focal_point_y`)).body.data;
+    // The focal point (80, 180 of 320 × 240) follows the new size in proportion.
+    expect(replaced).toMatchObject({ id: fileId, width: 200, height: 100, filename_download: 'green.png', title: 'Red square', focal_point_x: 50, focal_point_y: 75 });
+    expect(await page.getByLabel('Focal point Y').inputValue()).toBe('75');
 
     // Download: the link serves the stored bytes as an attachment.
     const href = await page.getByRole('link', { name: 'Download' }).getAttribute('href');

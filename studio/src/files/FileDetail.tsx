@@ -85,7 +85,7 @@ function FileEditor({ file, access, onSaved }: { file: FileRecord; access: FileA
   const [saving, setSaving] = useState(false);
   const [replacing, setReplacing] = useState<{ name: string; fraction: number } | null>(null);
   const [replaceError, setReplaceError] = useState<unknown>(null);
-  const [replaced, setReplaced] = useState(false);
+  const [replaced, setReplaced] = useState<boolean | 'scaled' | 'cleared'>(false);
   const [confirmDelete, setConfirmDelete] = useState(false);
   const [previewFailed, setPreviewFailed] = useState(false);
   const replaceInput = useRef<HTMLInputElement>(null);
@@ -144,11 +144,25 @@ function FileEditor({ file, access, onSaved }: { file: FileRecord; access: FileA
     setReplacing({ name: newFile.name, fraction: 0 });
     try {
       const updated = await replaceFile(file.id, newFile, { signal: ctrl.signal, onProgress: (fraction) => setReplacing({ name: newFile.name, fraction }) });
-      const full = await request<FileRecord>('GET', `/files/${file.id}`, { query: { fields: ['*'] } }).catch(() => updated);
+      let full = await request<FileRecord>('GET', `/files/${file.id}`, { query: { fields: ['*'] } }).catch(() => updated);
+      // A focal point is in pixels of the old image: it follows the new size in proportion (or goes, without one).
+      let focal: 'scaled' | 'cleared' | null = null;
+      const hadFocal = full.focal_point_x != null && full.focal_point_y != null;
+      if (hadFocal && (full.width !== file.width || full.height !== file.height)) {
+        const scale = (v: number, from: number | null, to: number | null) => (from && to ? Math.min(to, Math.round((v * to) / from)) : null);
+        const x = scale(full.focal_point_x!, file.width, full.width);
+        const y = scale(full.focal_point_y!, file.height, full.height);
+        full = await request<FileRecord>('PATCH', `/files/${file.id}`, { body: { focal_point_x: x === null || y === null ? null : x, focal_point_y: x === null || y === null ? null : y }, query: { fields: ['*'] } }).catch(() => full);
+        focal = x === null || y === null ? 'cleared' : 'scaled';
+      }
       onSaved(full);
-      // The form keeps what was typed; the facts that came with the new content (name, type, size) follow it.
-      setDraft((d) => ({ ...d, filename_download: full.filename_download }));
-      setReplaced(true);
+      // The form keeps what was typed; the facts that came with the new content (name, size, focal point) follow it.
+      setDraft((d) => ({
+        ...d,
+        filename_download: full.filename_download,
+        ...(focal ? { focal_point_x: full.focal_point_x == null ? '' : String(full.focal_point_x), focal_point_y: full.focal_point_y == null ? '' : String(full.focal_point_y) } : {}),
+      }));
+      setReplaced(focal ?? true);
       void queryClient.invalidateQueries({ queryKey: ['files'], predicate: (q) => q.queryKey[1] !== 'one' });
     } catch (err) {
       if (!isAbort(err)) setReplaceError(err);
@@ -214,7 +228,12 @@ function FileEditor({ file, access, onSaved }: { file: FileRecord; access: FileA
           </div>
         )}
         {replaceError !== null && <ErrorNotice error={replaceError} title="The file was not replaced." />}
-        {replaced && <div className="notice notice-success" role="status">The file’s content was replaced. Everything that uses it now shows the new version.</div>}
+        {replaced && (
+          <div className="notice notice-success" role="status">
+            The file’s content was replaced. Everything that uses it now shows the new version.
+            {replaced === 'scaled' ? ' The focal point was moved to the same place on the new size.' : replaced === 'cleared' ? ' The focal point was cleared.' : ''}
+          </div>
+        )}
         <div className="file-detail">
           <section className="file-preview" aria-label="Preview">
             <div className="preview-frame">
