@@ -80,6 +80,10 @@ describe.skipIf(!HAS_CHROMIUM)('Studio: content navigation and list', () => {
     await expect.poll(() => folder.getAttribute('aria-expanded')).toBe('true');
     for (const name of ['Content', 'Articles', 'Authors', 'Homepage (single item)', 'Secrets']) expect(await nav(page).getByRole('link', { name, exact: true }).count()).toBe(1);
     expect(await nav(page).getByRole('link').count()).toBe(5);
+    // In meta.sort order: the folder's Articles (1) and Authors (2), then Homepage (2) and Secrets (3) at the top level.
+    const texts = await nav(page).getByRole('link').allTextContents();
+    const at = (name: string) => texts.findIndex((t) => t.includes(name));
+    expect([at('Articles'), at('Authors'), at('Homepage'), at('Secrets')]).toEqual([1, 2, 3, 4]);
     await expect.poll(() => page.getByRole('list', { name: 'All collections' }).getByRole('link').count()).toBe(4);
     expect(await page.getByText('The newsroom').count()).toBeGreaterThan(0);
     await checkScreen(page, 'content-overview');
@@ -127,6 +131,13 @@ describe.skipIf(!HAS_CHROMIUM)('Studio: content navigation and list', () => {
     const firstAuthor = await rows.nth(1).getByRole('cell').last().textContent();
     expect(AUTHORS).toContain(firstAuthor);
     await checkScreen(page, 'content-list');
+
+    // The folder of the current collection can be closed too.
+    const folder = nav(page).getByRole('button', { name: 'Editorial' });
+    await folder.click();
+    await expect.poll(() => nav(page).getByRole('link', { name: 'Articles' }).count()).toBe(0);
+    await folder.click();
+    await expect.poll(() => nav(page).getByRole('link', { name: 'Articles' }).count()).toBe(1);
 
     // A click on a row opens its item, and so does Enter on the row's link.
     const firstId = (await server.t.req('GET', '/items/articles?fields=id&limit=1&sort=id')).body.data[0].id;

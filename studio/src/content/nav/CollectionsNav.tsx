@@ -24,11 +24,11 @@ export function CollectionsNav({ tree, presets, perms, admin }: {
   const [open, setOpen] = useState<Record<string, boolean>>({});
   const [editing, setEditing] = useState<{ kind: 'rename' | 'delete'; preset: Preset } | null>(null);
 
-  // The folders holding the current collection open when it changes.
+  // The folders holding the current collection open when it changes (and may be closed again afterwards).
+  const ancestors = ancestorsOf(tree, current).join('/');
   useEffect(() => {
-    const path = ancestorsOf(tree, current);
-    if (path.length > 0) setOpen((o) => ({ ...o, ...Object.fromEntries(path.map((p) => [p, true])) }));
-  }, [current, tree]);
+    if (ancestors) setOpen((o) => ({ ...o, ...Object.fromEntries(ancestors.split('/').map((p) => [p, true])) }));
+  }, [ancestors]);
 
   const isOpen = (n: NavNode): boolean => {
     const collapse = n.collection.meta?.collapse ?? 'open';
