@@ -122,6 +122,23 @@ describe.skipIf(!HAS_CHROMIUM)('Studio: the item sidebar and read-only access', 
     expect(problems).toEqual([]);
   });
 
+  it('edits a singleton in place (GET and PATCH /items/{collection})', async () => {
+    await ok(server, 'POST', '/collections', {
+      collection: 'site_settings', meta: { singleton: true }, schema: {},
+      fields: [{ field: 'id', type: 'integer', schema: { is_primary_key: true, has_auto_increment: true }, meta: { hidden: true } },
+        { field: 'site_name', type: 'string', meta: { interface: 'input', required: true } }, { field: 'maintenance', type: 'boolean', schema: { default_value: false } }],
+    });
+    await open('site_settings');
+    await expect.poll(() => page.getByRole('heading', { level: 1 }).textContent()).toBe('Site settings');
+    expect(await page.getByRole('link', { name: /^Back to/ }).count()).toBe(0);
+    expect(await page.getByRole('button', { name: 'Save', exact: true }).count()).toBe(0);
+    await page.getByLabel(/^Site name/).fill('Harbour Press');
+    await page.getByRole('switch', { name: 'Maintenance' }).check();
+    await saveAndStay();
+    expect(await ok(server, 'GET', '/items/site_settings')).toMatchObject({ site_name: 'Harbour Press', maintenance: true });
+    expect(problems).toEqual([]);
+  });
+
   it('shows a read-only user disabled inputs and no Save or Delete', async () => {
     const read = ['articles', 'authors', 'tags', 'chapters', 'articles_tags'].map((collection) => ({ collection, action: 'read' as const }));
     const { user } = await createPrincipal(server.t.services, { token: 'reader', appAccess: true, permissions: [...read, { collection: 'svc_files', action: 'read' }] });

@@ -279,7 +279,7 @@ describe.skipIf(!HAS_CHROMIUM)('Studio: the item editor', () => {
     expect(problems).toEqual([]);
   });
 
-  it('orders O2M rows with the buttons and by dragging, removes rows, and refuses a number that is not one', async () => {
+  it('orders O2M rows with the buttons and by dragging, removes rows, creates related items in place, and refuses a number that is not one', async () => {
     const id = keyOf(await ok(server, 'POST', '/items/articles', { title: 'Order test', chapters: [model.chapters.Ending] }));
     await open(`articles/${id}`);
     const rows = field('chapters').getByRole('listitem');
@@ -296,6 +296,20 @@ describe.skipIf(!HAS_CHROMIUM)('Studio: the item editor', () => {
     await rows.filter({ hasText: 'Middle' }).dragTo(rows.filter({ hasText: 'Opening' }));
     await expect.poll(() => rows.allTextContents()).toEqual([expect.stringContaining('Middle'), expect.stringContaining('Opening'), expect.stringContaining('Ending')]);
 
+    // Created in place: a new chapter (O2M) and a new tag (M2M), both sent with the save.
+    await field('chapters').getByRole('button', { name: 'Create new' }).click();
+    const create = page.getByRole('dialog', { name: 'New item in Chapters' });
+    expect(await create.getByLabel('Article').count()).toBe(0);
+    await create.getByLabel('Title', { exact: true }).fill('Epilogue');
+    await checkScreen(page, 'item-create-related');
+    await create.getByRole('button', { name: 'Add' }).click();
+    await expect.poll(() => rows.allTextContents()).toEqual([expect.stringContaining('Middle'), expect.stringContaining('Opening'), expect.stringContaining('Ending'), expect.stringMatching(/Epilogue.*New/)]);
+    await field('tags').getByRole('button', { name: 'Create new' }).click();
+    const tag = page.getByRole('dialog', { name: 'New item in Tags' });
+    await tag.getByLabel('Label', { exact: true }).fill('maritime');
+    await tag.getByLabel('Label', { exact: true }).press('Enter');
+    await expect.poll(() => field('tags').getByRole('listitem').allTextContents()).toEqual([expect.stringContaining('maritime')]);
+
     await page.getByLabel('Count', { exact: true }).fill('4x');
     await expect.poll(() => field('count').getByText('Enter a whole number, like 42.').count()).toBe(1);
     await page.getByRole('button', { name: 'Save and stay' }).click();
@@ -303,9 +317,10 @@ describe.skipIf(!HAS_CHROMIUM)('Studio: the item editor', () => {
     await page.getByLabel('Count', { exact: true }).fill('4');
     await page.getByRole('button', { name: 'Save and stay' }).click();
     await expect.poll(() => page.getByRole('status').filter({ hasText: 'Saved' }).count()).toBe(1);
-    const saved = await ok(server, 'GET', `/items/articles/${id}?fields=count,chapters.title,chapters.sort`);
+    const saved = await ok(server, 'GET', `/items/articles/${id}?fields=count,chapters.title,chapters.sort,tags.tags_id.label`);
     expect(saved.count).toBe(4);
-    expect(saved.chapters.sort((a: { sort: number }, b: { sort: number }) => a.sort - b.sort).map((c: { title: string }) => c.title)).toEqual(['Middle', 'Opening', 'Ending']);
+    expect(saved.chapters.sort((a: { sort: number }, b: { sort: number }) => a.sort - b.sort).map((c: { title: string }) => c.title)).toEqual(['Middle', 'Opening', 'Ending', 'Epilogue']);
+    expect(saved.tags.map((t: { tags_id: { label: string } }) => t.tags_id.label)).toEqual(['maritime']);
     expect(problems).toEqual([]);
   });
 });

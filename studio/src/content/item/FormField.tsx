@@ -4,11 +4,11 @@ import type { ReactNode } from 'react';
 import type { FieldInfo } from './model.ts';
 import { labelText } from './FieldInput.tsx';
 
-export function fieldDomId(info: FieldInfo): string {
-  return `f-${info.field.field}`;
+export function fieldDomId(info: FieldInfo, prefix = 'f-'): string {
+  return `${prefix}${info.field.field}`;
 }
 
-export function FormField({ info, required, note, error, full, group, children }: {
+export function FormField({ info, required, note, error, full, group, idPrefix, children }: {
   info: FieldInfo;
   required: boolean;
   note: string | null | undefined;
@@ -16,9 +16,11 @@ export function FormField({ info, required, note, error, full, group, children }
   full: boolean;
   /** The input is a group of controls (a related list, a tags input): label it with aria-labelledby. */
   group?: boolean;
+  /** Ids are prefixed (a nested form in a dialog must not reuse the page form's ids). */
+  idPrefix?: string;
   children: (ids: { id: string; describedBy: string | undefined; labelId: string }) => ReactNode;
 }) {
-  const id = fieldDomId(info);
+  const id = fieldDomId(info, idPrefix);
   const noteId = note ? `${id}-note` : null;
   const errorId = error ? `${id}-error` : null;
   const describedBy = [errorId, noteId].filter(Boolean).join(' ') || undefined;

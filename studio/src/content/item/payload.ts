@@ -55,7 +55,10 @@ function m2mPayload(info: FieldInfo, value: unknown, ctx: EditorContext, asCopy:
   const sort = info.sortField ?? null;
   return asRows(value).map((row, index) => {
     const existing = asCopy ? null : rowKey(row, junctionPk);
-    const out: Row = existing !== null ? { [junctionPk]: existing } : { [junctionField]: keyOfValue(row[junctionField], farPk) };
+    // A far item created in place goes as its object (created with the save); a picked one by its key.
+    const far = row[junctionField];
+    const farKey = keyOfValue(far, farPk);
+    const out: Row = existing !== null ? { [junctionPk]: existing } : { [junctionField]: farKey !== null ? farKey : far };
     if (sort) out[sort] = index + 1;
     return out;
   });

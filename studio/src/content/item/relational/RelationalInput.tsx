@@ -3,13 +3,14 @@
  * reorder with Move up / Move down buttons as the keyboard's way. The value stays in the shape the item was read
  * in (objects), so the payload builder (payload.ts) can tell what changed. */
 import { useState } from 'react';
-import { fieldsOf, primaryKeyOf, titleOf } from '../../schema.ts';
+import { can, fieldsOf, primaryKeyOf, titleOf } from '../../schema.ts';
 import type { EditorContext } from '../ItemPage.tsx';
 import { displayOf } from '../display.ts';
 import { keyOfValue, type FieldInfo } from '../model.ts';
 import { labelText } from '../FieldInput.tsx';
 import { ItemPickerDialog } from './ItemPickerDialog.tsx';
 import { FileInput } from './FileInput.tsx';
+import { NewRelatedDialog } from './NewRelatedDialog.tsx';
 
 type Row = Record<string, unknown>;
 
@@ -62,6 +63,7 @@ function ManyToOne({ info, ctx, id, labelId, describedBy, value, onChange, disab
 
 function RelatedList({ info, ctx, id, labelId, describedBy, value, onChange, disabled }: RelationalProps) {
   const [open, setOpen] = useState(false);
+  const [creating, setCreating] = useState(false);
   const [dragging, setDragging] = useState<number | null>(null);
   const [announce, setAnnounce] = useState('');
   const m2m = info.kind === 'm2m';
@@ -104,7 +106,7 @@ function RelatedList({ info, ctx, id, labelId, describedBy, value, onChange, dis
                 onDragEnd={() => setDragging(null)}>
                 {sortable && <span className="drag-handle" aria-hidden="true" title="Drag to reorder">⋮⋮</span>}
                 <span className="related-name">{name}</span>
-                {key !== null && <span className="muted related-key">#{String(key)}</span>}
+                {key !== null ? <span className="muted related-key">#{String(key)}</span> : <span className="badge">New</span>}
                 {sortable && (
                   <span className="related-move">
                     <button type="button" className="btn btn-small btn-ghost icon-btn" aria-label={`Move ${name} up`} disabled={i === 0} onClick={() => move(i, i - 1)}>↑</button>
@@ -123,9 +125,19 @@ function RelatedList({ info, ctx, id, labelId, describedBy, value, onChange, dis
       {!disabled && (
         <div className="related-actions">
           <button type="button" className="btn btn-small" aria-haspopup="dialog" onClick={() => setOpen(true)}>Add existing {titleOf(far).toLowerCase()}</button>
+          {can(ctx.perms, ctx.admin, far, 'create') && (
+            <button type="button" className="btn btn-small btn-ghost" aria-haspopup="dialog" onClick={() => setCreating(true)}>Create new</button>
+          )}
         </div>
       )}
       <span className="visually-hidden" aria-live="polite">{announce}</span>
+      <NewRelatedDialog open={creating} collection={far} ctx={ctx} onClose={() => setCreating(false)}
+        leaveOut={m2m ? [] : [info.relation?.field, info.sortField]}
+        onCreate={(row) => {
+          onChange([...rows, m2m ? { [junctionField!]: row } : row]);
+          setAnnounce(`${displayOf(row, far, ctx.collections, farFields, farPk) || 'New item'} added; it is created when you save.`);
+          setCreating(false);
+        }} />
       <ItemPickerDialog open={open} collection={far} allFields={ctx.allFields} collections={ctx.collections} exclude={chosen}
         title={`Add to ${labelText(info).toLowerCase()} (${titleOf(far)})`}
         onClose={() => setOpen(false)}
