@@ -21,6 +21,11 @@ export function Dialog(props: {
     if (!dialog) return;
     const opener = document.activeElement as HTMLElement | null;
     if (!dialog.open) dialog.showModal();
+    // Focus starts where the dialog's work is: the element marked data-autofocus, else its first field (showModal
+    // alone would pick the Close button, the first focusable element).
+    const first = dialog.querySelector<HTMLElement>('[data-autofocus]')
+      ?? dialog.querySelector<HTMLElement>('.dialog-body input:not([disabled]), .dialog-body select:not([disabled]), .dialog-body textarea:not([disabled])');
+    first?.focus();
     const cancel = (e: Event): void => {
       e.preventDefault();
       onClose.current();

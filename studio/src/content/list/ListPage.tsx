@@ -42,6 +42,11 @@ export default function ListPage({ collection }: { collection: Collection }) {
   const bookmarkParam = new URLSearchParams(useSearch()).get('bookmark');
   const bookmarkId = bookmarkParam && /^\d+$/.test(bookmarkParam) ? Number(bookmarkParam) : null;
 
+  // One object per change of what it is built from, so the list's derived data (columns, filter paths) is reused.
+  const schema = useMemo<Schema | null>(() => (collections.data && fields.data && relations.data && perms.data && globals.data
+    ? { collections: collections.data, fields: fields.data, relations: relations.data, perms: perms.data, admin: globals.data.admin_access }
+    : null), [collections.data, fields.data, relations.data, perms.data, globals.data]);
+
   const failed = collections.error ?? fields.error ?? relations.error ?? perms.error ?? globals.error;
   if (failed) {
     return (
@@ -53,10 +58,9 @@ export default function ListPage({ collection }: { collection: Collection }) {
       </div>
     );
   }
-  if (!collections.data || !fields.data || !relations.data || !perms.data || !globals.data || presets.isPending) {
+  if (!schema || presets.isPending) {
     return <div className="main-pane"><Loading label={`Loading ${titleOf(collection.collection)}`} /></div>;
   }
-  const schema: Schema = { collections: collections.data, fields: fields.data, relations: relations.data, perms: perms.data, admin: globals.data.admin_access };
   const bookmark = bookmarkId !== null ? (presets.data ?? []).find((p) => p.id === bookmarkId && p.collection === collection.collection) ?? null : null;
   if (bookmarkId !== null && !bookmark && !presets.error) {
     return (
@@ -128,7 +132,7 @@ function ListView({ schema, collection, presets, presetsError, retryPresets, boo
   const [filterOpen, setFilterOpen] = useState(false);
   const [notice, setNotice] = useState<string | null>(null);
 
-  const allFields = fieldsOf(schema.fields, name);
+  const allFields = useMemo(() => fieldsOf(schema.fields, name), [schema, name]);
   const pk = primaryKeyOf(allFields);
   const filterOptions = useMemo(() => filterFields(schema, name), [schema, name]);
   const fieldType = (path: string): string | undefined => filterOptions.find((f) => f.path === path)?.type;
@@ -521,7 +525,7 @@ function DeleteDialog({ collection, keys, onClose, onDone }: { collection: strin
     <Dialog title={`Delete ${noun}?`} onClose={onClose}
       footer={(
         <>
-          <button type="button" className="btn" onClick={onClose} autoFocus>Cancel</button>
+          <button type="button" className="btn" onClick={onClose} data-autofocus>Cancel</button>
           <button type="button" className="btn btn-danger" disabled={busy} onClick={() => void run()}>{busy ? 'Deleting…' : `Delete ${noun}`}</button>
         </>
       )}>
@@ -560,7 +564,7 @@ function BookmarkDialog({ title, onClose, onSave }: { title: string; onClose(): 
       <p className="muted">The bookmark keeps this view of {title}: its columns, sort, search and filter. It is listed under {title} on the left.</p>
       <div className="field">
         <label htmlFor="bookmark-name">Bookmark name</label>
-        <input id="bookmark-name" value={name} maxLength={255} onChange={(e) => setName(e.target.value)} autoFocus
+        <input id="bookmark-name" value={name} maxLength={255} onChange={(e) => setName(e.target.value)} data-autofocus
           aria-invalid={error ? true : undefined} aria-describedby={error ? 'bookmark-error' : undefined} />
       </div>
       {error ? <p className="field-error" id="bookmark-error" role="alert">{messageOf(error)}</p> : null}

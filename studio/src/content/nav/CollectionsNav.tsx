@@ -140,7 +140,7 @@ function RenameDialog({ preset, onClose }: { preset: Preset; onClose(): void }) 
       )}>
       <div className="field">
         <label htmlFor="rename-bookmark">Bookmark name</label>
-        <input id="rename-bookmark" value={name} maxLength={255} onChange={(e) => setName(e.target.value)} autoFocus
+        <input id="rename-bookmark" value={name} maxLength={255} onChange={(e) => setName(e.target.value)} data-autofocus
           aria-invalid={problem ? true : undefined} aria-describedby={problem ? 'rename-error' : undefined} />
       </div>
       {problem && <p className="field-error" id="rename-error" role="alert">{problem}</p>}
@@ -164,7 +164,7 @@ function DeleteBookmarkDialog({ preset, onClose }: { preset: Preset; onClose(): 
     <Dialog title={`Delete bookmark "${preset.bookmark}"?`} onClose={onClose}
       footer={(
         <>
-          <button type="button" className="btn" onClick={onClose} autoFocus>Cancel</button>
+          <button type="button" className="btn" onClick={onClose} data-autofocus>Cancel</button>
           <button type="button" className="btn btn-danger" disabled={remove.isPending} onClick={run}>{remove.isPending ? 'Deleting…' : 'Delete bookmark'}</button>
         </>
       )}>
