@@ -299,6 +299,8 @@ function ItemEditor({ collection, id, allFields, relations, perms, admin, collec
       );
     }
     const state = states.get(f.field)!;
+    // A condition may change the interface's options (choices of a dropdown, for one).
+    if (state.options !== (f.meta?.options ?? null)) info = { ...info, field: { ...f, meta: { ...f.meta, options: state.options } } };
     const relational = info.kind === 'm2o' || info.kind === 'file' || info.kind === 'o2m' || info.kind === 'm2m';
     const full = f.meta?.width === 'full' || f.meta?.width === 'fill' || !f.meta?.width && (relational && info.kind !== 'm2o' && info.kind !== 'file' || ['textarea', 'markdown', 'html', 'json'].includes(info.kind)) || info.kind === 'o2m' || info.kind === 'm2m';
     // A value that cannot be sent as typed (JSON, a number) says so beside its input already.
