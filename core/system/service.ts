@@ -12,6 +12,7 @@ import { isPlainObject } from '../items/write/payload.ts';
 import type { Query } from '../query/types.ts';
 import { checkShareCreate, checkShareUpdate, touchesTarget } from '../shares/mint.ts';
 import type { SystemCollection } from './collections.ts';
+import { ownPresetsContext, PRESETS } from './own-presets.ts';
 
 /** Rules a system collection's writes carry beyond permissions, checked before anything is written. */
 interface WriteGuard {
@@ -105,25 +106,31 @@ export function systemService(base: ServiceContext, def: SystemCollection, inval
     async updateOne(key, payload) {
       writable();
       await guard?.update(ctx, [{ key, data: payload }]);
-      const written = await updateItem(ctx, c, key, payload);
+      const own = c === PRESETS ? await ownPresetsContext(ctx, 'update', [key], payload) : null;
+      const written = await updateItem(own ?? ctx, c, key, payload);
       await after();
       return written;
     },
     async updateMany(body) {
       writable();
-      const keys = guard ? await guardedUpdate(ctx, c, guard, body) : await plainUpdate(ctx, c, body);
+      const own = c === PRESETS && Array.isArray(body.keys) && !body.query && !body.batch ? await ownPresetsContext(ctx, 'update', body.keys, body.data) : null;
+      const keys = guard ? await guardedUpdate(ctx, c, guard, body) : await plainUpdate(own ?? ctx, c, body);
       await after();
       return keys;
     },
     async deleteOne(key) {
       writable();
-      await deleteItem(ctx, c, key);
+      const own = c === PRESETS ? await ownPresetsContext(ctx, 'delete', [key]) : null;
+      await deleteItem(own ?? ctx, c, key);
       await after();
     },
     async deleteMany(body) {
       writable();
       if (body.query) await deleteByQuery(ctx, c, body.query);
-      else await deleteItems(ctx, c, body.keys);
+      else {
+        const own = c === PRESETS && Array.isArray(body.keys) ? await ownPresetsContext(ctx, 'delete', body.keys) : null;
+        await deleteItems(own ?? ctx, c, body.keys);
+      }
       await after();
     },
     async records(keys, input) {
