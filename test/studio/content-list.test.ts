@@ -56,6 +56,7 @@ describe.skipIf(!HAS_CHROMIUM)('Studio: content navigation and list', () => {
     // A reader whose policy reads one collection only.
     const reader = await createPrincipal(server.t.services, { token: 'reader-list', appAccess: true, permissions: [{ collection: 'articles', action: 'read' }] });
     await ok('PATCH', `/users/${reader.user}`, { email: READER_EMAIL, password: READER_PASSWORD, require_password_change: false });
+    readerId = reader.user;
   }
 
   afterAll(async () => {
@@ -63,6 +64,7 @@ describe.skipIf(!HAS_CHROMIUM)('Studio: content navigation and list', () => {
     await server?.close();
   });
 
+  let readerId = '';
   const nav = (page: Page) => page.getByRole('navigation', { name: 'Collections' });
   const range = (page: Page) => page.getByRole('navigation', { name: 'Pages' });
 
@@ -111,6 +113,13 @@ describe.skipIf(!HAS_CHROMIUM)('Studio: content navigation and list', () => {
     // No create, edit or delete rights: no create button and no row selection.
     expect(await reader.page.getByRole('link', { name: 'Create item' }).count()).toBe(0);
     expect(await reader.page.getByRole('checkbox', { name: 'Select all items on this page' }).count()).toBe(0);
+    // The reader's own view is saved, and saved again after a second change (own presets need no permission).
+    const readerTitle = reader.page.getByRole('columnheader', { name: 'Title' });
+    const readerSort = async () => (await server.t.req('GET', `/presets?filter[user][_eq]=${readerId}&filter[collection][_eq]=articles`)).body.data[0]?.layout_query?.tabular?.sort;
+    await readerTitle.getByRole('button').click();
+    await expect.poll(readerSort, { timeout: 10_000 }).toEqual(['title']);
+    await readerTitle.getByRole('button').click();
+    await expect.poll(readerSort, { timeout: 10_000 }).toEqual(['-title']);
     await reader.page.goto(`${server.url}/admin/content/secrets`);
     await reader.page.getByRole('heading', { name: /^(No access to Secrets|No such collection)$/ }).waitFor();
     expect(reader.problems).toEqual([]);

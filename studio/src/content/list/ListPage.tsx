@@ -178,7 +178,8 @@ function ListView({ schema, collection, presets, presetsError, retryPresets, boo
     presetId: ownDefault && ownDefault.user === me?.id ? ownDefault.id : null,
     enabled: !bookmark && !presetsError,
     canCreate: can(schema.perms, schema.admin, 'svc_presets', 'create'),
-    canUpdate: can(schema.perms, schema.admin, 'svc_presets', 'update'),
+    // The default view written here is always the caller's own, which the server lets them change (own presets).
+    canUpdate: true,
   });
   const bookmarkActions = useBookmarkActions();
   // A bookmark is not changed by working with it: "Update bookmark" writes the changes, "Discard changes" goes back.
@@ -280,7 +281,7 @@ function ListView({ schema, collection, presets, presetsError, retryPresets, boo
           <>
             <button type="button" className="btn btn-small btn-ghost" onClick={() => applyView(baseline)}
               title="Go back to the bookmark as it was saved">Discard changes</button>
-            {ownBookmark && can(schema.perms, schema.admin, 'svc_presets', 'update') && (
+            {ownBookmark && (
               <button type="button" className="btn btn-small" disabled={bookmarkActions.save.isPending}
                 onClick={() => { const saved = view; bookmarkActions.save.mutate({ id: bookmark!.id, view: saved }, { onSuccess: () => setBaseline(saved) }); }}>
                 Update bookmark

@@ -19,6 +19,7 @@ export function CollectionsNav({ tree, presets, perms, admin }: {
 }) {
   const [location] = useLocation();
   const search = useSearch();
+  const { me } = useSession();
   const current = location.split('/')[1] ?? '';
   const currentBookmark = new URLSearchParams(search).get('bookmark');
   const [open, setOpen] = useState<Record<string, boolean>>({});
@@ -73,8 +74,9 @@ export function CollectionsNav({ tree, presets, perms, admin }: {
               <ul className="nav-list nav-bookmarks" aria-label={`Bookmarks of ${label}`}>
                 {marks.map((p) => (
                   <Bookmark key={p.id} preset={p} collection={n.name} active={active && currentBookmark === String(p.id)}
-                    mayChange={p.user !== null && (admin || can(perms, admin, 'svc_presets', 'update'))}
-                    mayDelete={p.user !== null && (admin || can(perms, admin, 'svc_presets', 'delete'))}
+                    // One's own bookmarks are one's own to change (core/system/own-presets.ts).
+                    mayChange={p.user !== null && (p.user === me?.id || admin || can(perms, admin, 'svc_presets', 'update'))}
+                    mayDelete={p.user !== null && (p.user === me?.id || admin || can(perms, admin, 'svc_presets', 'delete'))}
                     onRename={() => setEditing({ kind: 'rename', preset: p })} onDelete={() => setEditing({ kind: 'delete', preset: p })} />
                 ))}
               </ul>
