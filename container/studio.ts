@@ -14,14 +14,18 @@ import { SECURITY_HEADERS } from './studio-headers.ts';
 
 export { SECURITY_HEADERS, STUDIO_CSP } from './studio-headers.ts';
 
-/** studio/dist beside the sources (container/studio.ts) or beside the compiled dist/ (dist/container/studio.js). */
+/** studio/dist beside the sources (container/studio.ts) or beside the compiled dist/ (dist/container/studio.js). The
+ * compiled dist/ has a package.json of its own (tsc copies the one core/openapi/title.ts imports), so the folder
+ * holding studio/ wins over the first one with a package.json. */
 export function defaultStudioDir(): string {
   let dir = dirname(new URL(import.meta.url).pathname);
+  let withPackage: string | null = null;
   for (let i = 0; i < 4; i++) {
-    if (existsSync(join(dir, 'package.json'))) return join(dir, 'studio', 'dist');
+    if (existsSync(join(dir, 'studio'))) return join(dir, 'studio', 'dist');
+    if (withPackage === null && existsSync(join(dir, 'package.json'))) withPackage = join(dir, 'studio', 'dist');
     dir = dirname(dir);
   }
-  return resolve('studio', 'dist');
+  return withPackage ?? resolve('studio', 'dist');
 }
 
 function secure(c: Context<AppEnv>): void {
