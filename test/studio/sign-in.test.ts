@@ -1,7 +1,8 @@
 /** Sign-in journeys in a real browser: the public page built from the settings, wrong password, a suspended account,
  * two-factor's second step, the forced password change, an invitation accepted from its mail, a password reset from
- * its mail, last_page restored at the next sign-in, and sign out. Every screen is checked with axe-core and
- * photographed in light and dark. */
+ * its mail, last_page restored at the next sign-in, sign out, and a reload (no refresh while the token is good, a
+ * refresh first when it is about to run out, the sign-in page when the session is gone). Every screen is checked with
+ * axe-core and photographed in light and dark. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generate } from 'otplib';
 import type { Browser } from 'playwright-core';
@@ -58,12 +59,16 @@ describe.skipIf(!HAS_CHROMIUM)('Studio: signing in', () => {
     const session = cookies.find((c) => c.name === 'directus_session_token' || c.name.endsWith('session_token'));
     expect(session?.httpOnly).toBe(true);
     expect(await page.evaluate(() => document.cookie)).not.toContain('session');
-    expect(await page.evaluate(() => JSON.stringify(localStorage))).toBe('{}');
+    // Storage holds only when the token runs out (a time, no secret: a reload then skips the refresh).
+    const stored = await page.evaluate(() => ({ ...localStorage }));
+    expect(Object.keys(stored)).toEqual(['studio.session-expires']);
+    expect(stored['studio.session-expires']).toMatch(/^\d+$/);
 
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.waitForURL(/\/admin\/login/);
     const me = await page.evaluate(async () => (await fetch('/users/me')).status);
     expect(me).toBe(401);
+    expect(await page.evaluate(() => JSON.stringify(localStorage))).toBe('{}');
     expect(problems).toEqual([]);
     await context.close();
   });
@@ -178,6 +183,46 @@ describe.skipIf(!HAS_CHROMIUM)('Studio: signing in', () => {
     await page.waitForURL(/\/admin\/login\?next=/);
     await fillSignIn(page, 'returning@example.com', 'returning-pass-1');
     await page.waitForURL(/\/admin\/files/);
+    await context.close();
+  });
+
+  it('reloads a signed-in Studio without refreshing first while the token is good, refreshes first when it is about to run out, and signs out a session ended elsewhere', { timeout: 90_000 }, async () => {
+    await createUser('reloading@example.com', 'reloading-pass-1');
+    const { page, context, problems } = await newPage(browser);
+    await signIn(page, server.url, 'reloading@example.com', 'reloading-pass-1');
+    await page.waitForURL(/\/admin\/content$/);
+    const modules = page.getByRole('navigation', { name: 'Modules' });
+    await modules.waitFor();
+    const sent: string[] = [];
+    page.on('request', (r) => {
+      const url = new URL(r.url());
+      if (!url.pathname.startsWith('/admin') && (r.method() === 'GET' || url.pathname === '/auth/refresh')) sent.push(`${r.method()} ${url.pathname}`);
+    });
+
+    // The token is good: the user, the schema, the permissions and the saved views are asked for together.
+    await page.reload();
+    await page.getByRole('list', { name: 'All collections' }).or(page.getByRole('heading', { name: 'No collections yet' })).waitFor();
+    const together = ['GET /users/me', 'GET /collections', 'GET /fields', 'GET /relations', 'GET /permissions/me', 'GET /policies/me/globals', 'GET /presets'];
+    await expect.poll(() => together.every((r) => sent.includes(r))).toBe(true);
+    expect(sent).not.toContain('POST /auth/refresh');
+
+    // Five seconds left on the token: a refresh first (it extends the session too), then the user.
+    sent.length = 0;
+    await page.evaluate(() => localStorage.setItem('studio.session-expires', String(Date.now() + 5_000)));
+    await page.reload();
+    await modules.waitFor();
+    await expect.poll(() => sent.includes('GET /users/me')).toBe(true);
+    expect(sent.indexOf('POST /auth/refresh')).toBeGreaterThanOrEqual(0);
+    expect(sent.indexOf('POST /auth/refresh')).toBeLessThan(sent.indexOf('GET /users/me'));
+    expect(Number(await page.evaluate(() => localStorage.getItem('studio.session-expires')))).toBeGreaterThan(Date.now() + 60_000);
+
+    // The session ended elsewhere (its cookie gone) while this browser still counts on it: the sign-in page.
+    await context.clearCookies();
+    await page.reload();
+    await page.waitForURL(/\/admin\/login/);
+    await page.getByRole('button', { name: 'Sign in' }).waitFor();
+    expect(await page.evaluate(() => JSON.stringify(localStorage))).toBe('{}');
+    expect(problems).toEqual([]);
     await context.close();
   });
 });

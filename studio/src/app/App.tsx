@@ -1,7 +1,8 @@
 /** Routes under /admin. The sign-in pages are part of the first load; the signed-in modules (content, files,
- * profile) are loaded when first opened. A signed-out visitor is sent to the sign-in page and comes back where
- * they were; a password set by an admin sends the user to the change screen first. */
-import { lazy, Suspense, useEffect } from 'react';
+ * profile) are loaded when first opened, the one of the address the Studio opens at while the session is checked.
+ * A signed-out visitor is sent to the sign-in page and comes back where they were; a password set by an admin sends
+ * the user to the change screen first. */
+import { Suspense, useEffect } from 'react';
 import { Redirect, Route, Router, Switch, useLocation } from 'wouter';
 import { SessionProvider, useSession } from './session.tsx';
 import { ProjectProvider } from './project.tsx';
@@ -13,16 +14,24 @@ import { ChangePasswordPage } from '../auth/ChangePasswordPage.tsx';
 import { Loading } from '../ui/Loading.tsx';
 import { useAppearance } from './appearance.ts';
 import { useLastPage } from './last-page.ts';
+import { preloadable } from './lazy.ts';
+import { STUDIO_PREFETCH } from './prefetch.ts';
 
-const ContentModule = lazy(() => import('../content/ContentModule.tsx'));
-const FilesModule = lazy(() => import('../files/FilesModule.tsx'));
-const ProfileModule = lazy(() => import('../profile/ProfileModule.tsx'));
+const ContentModule = preloadable(() => import('../content/ContentModule.tsx'), <Loading label="Loading" />);
+const FilesModule = preloadable(() => import('../files/FilesModule.tsx'), <Loading label="Loading" />);
+const ProfileModule = preloadable(() => import('../profile/ProfileModule.tsx'), <Loading label="Loading" />);
+
+// The module of the address being opened loads beside the session check instead of after it.
+const opening = /^\/admin\/(content|files|profile)(\/|$)/.exec(location.pathname)?.[1];
+if (opening === 'content') void ContentModule.preload();
+else if (opening === 'files') void FilesModule.preload();
+else if (opening === 'profile') void ProfileModule.preload();
 
 export function App() {
   return (
     <Router base="/admin">
       <ProjectProvider>
-        <SessionProvider>
+        <SessionProvider prefetch={STUDIO_PREFETCH}>
           <Routes />
         </SessionProvider>
       </ProjectProvider>

@@ -1,7 +1,7 @@
 /** The project's public face from GET /server/info: name, color, logo and sign-in images, note, and the custom CSS
  * an admin set in the settings. Read once per load; the color and custom CSS apply to the whole Studio. */
 import { createContext, useContext, useEffect, type ReactNode } from 'react';
-import { useQuery } from '@tanstack/react-query';
+import { queryOptions, useQuery } from '@tanstack/react-query';
 import { api } from '../api/client.ts';
 import type { operations } from '../api/schema';
 
@@ -28,8 +28,11 @@ function applyCustomCss(css: string | null | undefined): void {
   document.adoptedStyleSheets = [sheet];
 }
 
+/** Also started by the session check as the Studio opens, with its own first requests (./App.tsx). */
+export const projectQuery = queryOptions({ queryKey: ['server-info'], queryFn: readProject, staleTime: Infinity });
+
 export function ProjectProvider({ children }: { children: ReactNode }) {
-  const { data } = useQuery({ queryKey: ['server-info'], queryFn: readProject, staleTime: Infinity });
+  const { data } = useQuery(projectQuery);
   const project = data ?? FALLBACK;
   useEffect(() => {
     document.title = `${project.name} Studio`;

@@ -1,8 +1,15 @@
 /** Who is signed in, and the three things that change it: sign in (session mode: the server sets an httpOnly
  * cookie), the session refreshed before it expires, and sign out. The current user is read once per sign-in
- * (GET /users/me) and kept in the query cache under ['me']. */
+ * (GET /users/me) and kept in the query cache under ['me'].
+ *
+ * Opening the Studio: when this browser knows its session token is still good for a while (the expiry of the last
+ * sign-in or refresh, kept in localStorage; the cookie itself is out of script reach), GET /users/me goes at once,
+ * with the requests every screen needs (`prefetch`) beside it, and the refresh that extends the session runs on the
+ * timer before the token runs out, as it does while the Studio stays open. A 401 still refreshes and retries
+ * (../api/client.ts). Otherwise (no such note, or the token about to run out) a refresh checks and extends the
+ * session first, as before. */
 import { createContext, useCallback, useContext, useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
-import { useQueryClient } from '@tanstack/react-query';
+import { useQueryClient, type QueryClient } from '@tanstack/react-query';
 import { onSession, refreshSession, request } from '../api/client.ts';
 import { ApiError } from '../api/errors.ts';
 
@@ -45,21 +52,54 @@ const SessionContext = createContext<SessionValue | null>(null);
 
 /** Refresh this long before the access token runs out. */
 const REFRESH_AHEAD_MS = 60_000;
+/** Opening the Studio with less than this left on the token refreshes first. */
+const FRESH_ENOUGH_MS = 10_000;
+const EXPIRES_KEY = 'studio.session-expires';
 
-export function SessionProvider({ children }: { children: ReactNode }) {
+/** When the session's access token runs out, as this browser last heard (ms since the epoch), or null. */
+function knownExpiry(): number | null {
+  try {
+    const at = Number(localStorage.getItem(EXPIRES_KEY));
+    return Number.isFinite(at) && at > 0 ? at : null;
+  } catch {
+    return null;
+  }
+}
+
+function rememberExpiry(at: number | null): void {
+  try {
+    if (at === null) localStorage.removeItem(EXPIRES_KEY);
+    else localStorage.setItem(EXPIRES_KEY, String(at));
+  } catch {
+    // Storage refused (private mode): every load refreshes first.
+  }
+}
+
+/** Requests to send with the session's own, in the same moment: `opening` as the Studio opens (before the session is
+ * known), `signedIn` with GET /users/me once a session is (opening with one, or signing in). */
+export interface SessionPrefetch {
+  opening(queryClient: QueryClient): void;
+  signedIn(queryClient: QueryClient): void;
+}
+
+export function SessionProvider({ children, prefetch }: { children: ReactNode; prefetch?: SessionPrefetch }) {
   const queryClient = useQueryClient();
+  // Read while rendering, so that no storage access stands between the first requests.
+  const [openedWith] = useState(knownExpiry);
   const [status, setStatus] = useState<Status>('loading');
   const [me, setMe] = useState<Me | null>(null);
   const [mustChangePassword, setMustChangePassword] = useState(false);
   const timer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
 
   const schedule = useCallback((expiresMs: number) => {
+    rememberExpiry(Date.now() + expiresMs);
     clearTimeout(timer.current);
     timer.current = setTimeout(() => { void refreshSession(); }, Math.max(5_000, expiresMs - REFRESH_AHEAD_MS));
   }, []);
 
   const signedOut = useCallback(() => {
     clearTimeout(timer.current);
+    rememberExpiry(null);
     queryClient.clear();
     setMe(null);
     setStatus('signed-out');
@@ -83,21 +123,39 @@ export function SessionProvider({ children }: { children: ReactNode }) {
 
   useEffect(() => {
     onSession({ signedOut, refreshed: schedule });
-    // A page load finds out whether a session cookie is still good: a refresh both checks and extends it.
-    void (async () => {
-      if (await refreshSession()) await reloadMe().catch(() => setStatus('signed-out'));
-      else setStatus('signed-out');
-    })();
+    const left = openedWith === null ? 0 : openedWith - Date.now();
+    if (left > FRESH_ENOUGH_MS) {
+      // All in one go, the longest answers first: a quick answer back before the last request leaves would put
+      // that request a round trip later.
+      prefetch?.signedIn(queryClient);
+      const user = reloadMe();
+      prefetch?.opening(queryClient);
+      schedule(left);
+      void user.catch(() => setStatus('signed-out'));
+    } else {
+      // No live session known here: a refresh both checks the cookie and extends the session.
+      prefetch?.opening(queryClient);
+      void (async () => {
+        if (!(await refreshSession())) {
+          setStatus('signed-out');
+          return;
+        }
+        prefetch?.signedIn(queryClient);
+        await reloadMe().catch(() => setStatus('signed-out'));
+      })();
+    }
     return () => clearTimeout(timer.current);
-  }, [reloadMe, schedule, signedOut]);
+  }, [reloadMe, schedule, signedOut, prefetch, queryClient, openedWith]);
 
   const signIn = useCallback(async (input: { email: string; password: string; otp?: string }) => {
     const answer = await request<LoginAnswer>('POST', '/auth/login', { body: { ...input, mode: 'session' } });
     schedule(answer.expires);
     setMustChangePassword(Boolean(answer.require_password_change));
+    // A limited sign-in (a new password or two-factor set-up comes first) reads the rest when a screen needs it.
+    if (!answer.require_password_change && !answer.tfa_setup_required) prefetch?.signedIn(queryClient);
     await reloadMe();
     return answer;
-  }, [reloadMe, schedule]);
+  }, [reloadMe, schedule, prefetch, queryClient]);
 
   const signOut = useCallback(async () => {
     try {

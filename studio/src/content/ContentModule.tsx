@@ -1,8 +1,9 @@
 /** /admin/content: the navigation pane (collections in their folders, with bookmarks) beside the overview, a
  * collection's list (/content/:collection), or an item. Schema, permissions and saved views are read once and
  * shared through the query cache. */
-import { lazy, Suspense } from 'react';
+import { Suspense } from 'react';
 import { Link, Route, Switch, useParams } from 'wouter';
+import { preloadable } from '../app/lazy.ts';
 import { ErrorNotice } from '../ui/ErrorNotice.tsx';
 import { Loading } from '../ui/Loading.tsx';
 import { CollectionsNav } from './nav/CollectionsNav.tsx';
@@ -12,8 +13,12 @@ import { usePresets } from './presets.ts';
 import { can, titleOf, useCollections, usePermissions, usePolicyGlobals, type Collection } from './schema.ts';
 import './nav/nav.css';
 
-const ListPage = lazy(() => import('./list/ListPage.tsx'));
-const ItemPage = lazy(() => import('./item/ItemPage.tsx'));
+const ListPage = preloadable(() => import('./list/ListPage.tsx'), <div className="main-pane"><Loading label="Loading" /></div>);
+const ItemPage = preloadable(() => import('./item/ItemPage.tsx'), <div className="main-pane"><Loading label="Loading" /></div>);
+
+// The page of the address being opened loads with this module rather than after its data.
+const opening = /^\/admin\/content\/[^/]+(\/[^/]+)?\/?$/.exec(location.pathname);
+if (opening) void (opening[1] ? ItemPage : ListPage).preload();
 
 export default function ContentModule() {
   const collections = useCollections();

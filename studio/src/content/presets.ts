@@ -4,7 +4,7 @@
  * written a moment after the user stops changing it, one write at a time; a failed write keeps the view on screen
  * and reports quietly. */
 import { useCallback, useEffect, useRef, useState } from 'react';
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { queryOptions, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { request } from '../api/client.ts';
 import { useSession } from '../app/session.tsx';
 
@@ -34,32 +34,36 @@ export interface SavedView {
 
 const FIELDS = ['id', 'bookmark', 'user', 'role', 'collection', 'layout', 'layout_query', 'layout_options', 'filter', 'search', 'icon', 'color'];
 
-export function presetsKey(userId: string | undefined): unknown[] {
-  return ['presets', userId ?? null];
+/** One cache entry: the query cache is cleared when the user signs out, so it never holds another user's presets. */
+export function presetsKey(): unknown[] {
+  return ['presets'];
 }
 
-/** Every preset that applies to the signed-in user, oldest first. */
+/** Every preset that applies to the signed-in user, oldest first. The filter names the caller through $CURRENT_USER
+ * and $CURRENT_ROLE, so the request needs no answer from GET /users/me and starts with it (../app/prefetch.ts). */
+export const presetsQuery = queryOptions({
+  queryKey: presetsKey(),
+  staleTime: Infinity,
+  queryFn: ({ signal }) => request<Preset[]>('GET', '/presets', {
+    signal,
+    query: {
+      fields: FIELDS,
+      limit: -1,
+      sort: 'id',
+      filter: {
+        _or: [
+          { user: { _eq: '$CURRENT_USER' } },
+          // $CURRENT_ROLE is null for a user without a role: `role is null`, as the branch beside it.
+          { _and: [{ user: { _null: true } }, { _or: [{ role: { _null: true } }, { role: { _eq: '$CURRENT_ROLE' } }] }] },
+        ],
+      },
+    },
+  }),
+});
+
 export function usePresets() {
   const { me } = useSession();
-  return useQuery({
-    queryKey: presetsKey(me?.id),
-    enabled: Boolean(me),
-    staleTime: Infinity,
-    queryFn: ({ signal }) => request<Preset[]>('GET', '/presets', {
-      signal,
-      query: {
-        fields: FIELDS,
-        limit: -1,
-        sort: 'id',
-        filter: {
-          _or: [
-            { user: { _eq: me!.id } },
-            { _and: [{ user: { _null: true } }, { _or: [{ role: { _null: true } }, ...(me!.role ? [{ role: { _eq: me!.role } }] : [])] }] },
-          ],
-        },
-      },
-    }),
-  });
+  return useQuery({ ...presetsQuery, enabled: Boolean(me) });
 }
 
 /** The view a collection opens with: the user's own default, else one for the user's role, else one for all. */
@@ -157,7 +161,7 @@ export function useViewAutosave(opts: {
         row = { id: id.current, collection, user: me.id, bookmark: null, role: null, icon: null, color: null, ...payloadOf(view) } as Preset;
       }
       saved.current = key;
-      queryClient.setQueryData<Preset[]>(presetsKey(me.id), (list) => {
+      queryClient.setQueryData<Preset[]>(presetsKey(), (list) => {
         const rest = (list ?? []).filter((p) => p.id !== row.id);
         return [...rest, row].sort((a, b) => a.id - b.id);
       });
@@ -221,7 +225,7 @@ export function useViewAutosave(opts: {
 export function useBookmarkActions() {
   const { me } = useSession();
   const queryClient = useQueryClient();
-  const key = presetsKey(me?.id);
+  const key = presetsKey();
   const update = (fn: (list: Preset[]) => Preset[]): void => {
     queryClient.setQueryData<Preset[]>(key, (list) => fn(list ?? []));
   };

@@ -1,7 +1,8 @@
 /** The content model as the Studio needs it: collections (with their folder groups), fields with their meta,
  * relations, and what the caller may do (GET /permissions/me). Each is one request, cached for the session, read in
- * parallel by the screens that need them (no waterfall: a screen asks for all it needs at once). */
-import { useQuery } from '@tanstack/react-query';
+ * parallel by the screens that need them (no waterfall: a screen asks for all it needs at once), and started as the
+ * Studio opens, beside GET /users/me (prefetchSchema, ../app/prefetch.ts), so no screen waits for them in turn. */
+import { queryOptions, useQuery, type QueryClient } from '@tanstack/react-query';
 import { request } from '../api/client.ts';
 
 export interface CollectionMeta {
@@ -88,21 +89,26 @@ export interface ActionAccess {
 
 export type Permissions = Record<string, Partial<Record<Action, ActionAccess>>>;
 
+const collectionsQuery = queryOptions({ queryKey: ['collections'], queryFn: ({ signal }) => request<Collection[]>('GET', '/collections', { signal }) });
+const fieldsQuery = queryOptions({ queryKey: ['fields'], queryFn: ({ signal }) => request<Field[]>('GET', '/fields', { signal }) });
+const relationsQuery = queryOptions({ queryKey: ['relations'], queryFn: ({ signal }) => request<Relation[]>('GET', '/relations', { signal }) });
+const permissionsQuery = queryOptions({ queryKey: ['permissions-me'], queryFn: ({ signal }) => request<Permissions>('GET', '/permissions/me', { signal }) });
+
 export function useCollections() {
-  return useQuery({ queryKey: ['collections'], queryFn: ({ signal }) => request<Collection[]>('GET', '/collections', { signal }) });
+  return useQuery(collectionsQuery);
 }
 
 /** Every field of every collection the caller may see, in one request (the list and the editor share it). */
 export function useAllFields() {
-  return useQuery({ queryKey: ['fields'], queryFn: ({ signal }) => request<Field[]>('GET', '/fields', { signal }) });
+  return useQuery(fieldsQuery);
 }
 
 export function useRelations() {
-  return useQuery({ queryKey: ['relations'], queryFn: ({ signal }) => request<Relation[]>('GET', '/relations', { signal }) });
+  return useQuery(relationsQuery);
 }
 
 export function usePermissions() {
-  return useQuery({ queryKey: ['permissions-me'], queryFn: ({ signal }) => request<Permissions>('GET', '/permissions/me', { signal }) });
+  return useQuery(permissionsQuery);
 }
 
 export interface PolicyGlobals {
@@ -111,8 +117,20 @@ export interface PolicyGlobals {
   enforce_tfa: boolean;
 }
 
+const policyGlobalsQuery = queryOptions({ queryKey: ['policy-globals'], queryFn: ({ signal }) => request<PolicyGlobals>('GET', '/policies/me/globals', { signal }) });
+
 export function usePolicyGlobals() {
-  return useQuery({ queryKey: ['policy-globals'], queryFn: ({ signal }) => request<PolicyGlobals>('GET', '/policies/me/globals', { signal }) });
+  return useQuery(policyGlobalsQuery);
+}
+
+/** Starts every schema request at once (each only when not cached and fresh already), the longest answer first; the
+ * hooks above pick up the answers. A failed one (a 401 before the session is known, say) is read again when a screen mounts its hook. */
+export function prefetchSchema(queryClient: QueryClient): void {
+  void queryClient.prefetchQuery(fieldsQuery);
+  void queryClient.prefetchQuery(relationsQuery);
+  void queryClient.prefetchQuery(collectionsQuery);
+  void queryClient.prefetchQuery(permissionsQuery);
+  void queryClient.prefetchQuery(policyGlobalsQuery);
 }
 
 /** The fields of one collection in form order (meta.sort, then name). */
