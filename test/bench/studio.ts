@@ -29,7 +29,8 @@
  *        token, BENCH_STUDIO_API_N (50) times after 5 warm-ups.
  * 5. prints a markdown table and writes test/bench/studio-results.md.
  *
- * The machine is shared: the figures move with its load (reported). Run: `npm run bench:studio`. */
+ * The machine is shared: the figures move with its load (reported). Run: `npm run bench:studio`; BENCH_STUDIO_DEBUG=1
+ * also logs each screen's requests with their times (start/request sent/first byte-end) and the files a reload loads. */
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
@@ -100,14 +101,17 @@ function pageProbe(): void {
   new MutationObserver(check).observe(document, { childList: true, subtree: true });
 }
 
-interface Entry { path: string; start: number; end: number; duration: number; encoded: number; initiator: string }
+interface Entry { path: string; start: number; end: number; duration: number; encoded: number; initiator: string; requestStart: number; responseStart: number }
 
 async function entries(page: Page): Promise<Entry[]> {
   return page.evaluate(() => (performance.getEntriesByType('resource') as PerformanceResourceTiming[])
     .filter((e) => e.name.startsWith(location.origin))
     .map((e) => {
       const url = new URL(e.name);
-      return { path: url.pathname + url.search, start: e.startTime, end: e.responseEnd, duration: e.duration, encoded: e.encodedBodySize, initiator: e.initiatorType };
+      return {
+        path: url.pathname + url.search, start: e.startTime, end: e.responseEnd, duration: e.duration, encoded: e.encodedBodySize, initiator: e.initiatorType,
+        requestStart: e.requestStart, responseStart: e.responseStart,
+      };
     }));
 }
 
@@ -152,7 +156,7 @@ export function waterfall(list: Entry[]): Waterfall {
     const name = e.path.split('?')[0].replace(/^\//, '');
     if (!byRound[r - 1].includes(name)) byRound[r - 1].push(name);
   }
-  const timeline = process.env.BENCH_STUDIO_DEBUG ? sorted.map((e) => `${e.path.split('?')[0]} ${e.start.toFixed(0)}-${e.end.toFixed(0)}`).join('; ') : undefined;
+  const timeline = process.env.BENCH_STUDIO_DEBUG ? sorted.map((e) => `${e.path.split('?')[0]} ${e.start.toFixed(0)}/${e.requestStart.toFixed(0)}/${e.responseStart.toFixed(0)}-${e.end.toFixed(0)}`).join('; ') : undefined;
   return { depth, chain: byRound.map((names) => names.join(', ')).join(' → ') || '(none)', excluded, timeline };
 }
 
@@ -279,6 +283,17 @@ async function newTab(browser: Browser, storageState?: Awaited<ReturnType<Browse
   // tsx (esbuild) names inner functions through a __name helper that the page does not have.
   await context.addInitScript('globalThis.__name ??= (f) => f;');
   await context.addInitScript(pageProbe);
+  if (process.env.BENCH_STUDIO_DEBUG === '2') {
+    await context.addInitScript(() => {
+      const calls: string[] = [];
+      (window as unknown as { __calls: string[] }).__calls = calls;
+      const original = window.fetch.bind(window);
+      window.fetch = (input: RequestInfo | URL, init?: RequestInit) => {
+        calls.push(`${String(input instanceof Request ? input.url : input).split('?')[0].replace(location.origin, '')} ${performance.now().toFixed(1)}`);
+        return original(input, init);
+      };
+    });
+  }
   const page = await context.newPage();
   const errors: string[] = [];
   page.on('pageerror', (err) => errors.push(err.message));
@@ -302,7 +317,13 @@ async function load(page: Page, quiet: () => Promise<void>, url: string, ready: 
   await page.goto(url);
   await ready();
   await quiet();
-  return entries(page);
+  const list = await entries(page);
+  if (process.env.BENCH_STUDIO_DEBUG) {
+    log(`${url}: ${list.filter((e) => !isApi(e)).map((e) => `${e.path.split('?')[0].replace('/admin/assets/', '')} ${e.start.toFixed(0)}-${e.end.toFixed(0)}`).join('; ')}`);
+    const calls = await page.evaluate(() => (window as unknown as { __calls?: string[] }).__calls ?? []);
+    if (calls.length) log(`fetch() called: ${calls.join('; ')}`);
+  }
+  return list;
 }
 
 async function rep(browser: Browser, base: string, firstId: number): Promise<string> {
@@ -421,19 +442,24 @@ const SCREENS: [string, string][] = [
 ];
 
 function waterfallRows(): string[] {
+  /** "2" when every repetition gave 2, else each depth with how often: "2 (4×), 3 (1×)". */
   const cell = (key: Key): string => {
     const xs = samples.get(key);
     if (!xs) return '–';
-    const lo = Math.min(...xs);
-    const hi = Math.max(...xs);
-    return lo === hi ? String(hi) : `${lo}–${hi}`;
+    const counts = new Map<number, number>();
+    for (const x of xs) counts.set(x, (counts.get(x) ?? 0) + 1);
+    if (counts.size === 1) return String(xs[0]);
+    return [...counts.entries()].sort((a, b) => a[0] - b[0]).map(([depth, n]) => `${depth} (${n}×)`).join(', ');
   };
-  const out = ['| screen | after a fresh load (reload) | after an in-app navigation |', '|---|---:|---:|'];
+  const out = ['| screen | after a fresh load (reload) | after an in-app navigation | met (≤ 2 in every repetition) |', '|---|---:|---:|---|'];
   for (const [label, id] of SCREENS) {
     const inApp = id === 'overview' ? `${cell('wf:overview:in-app')} (right after signing in: ${cell('wf:overview:after-sign-in')})`
       : id === 'list' ? `${cell('wf:list:in-app')} (a switch between collections: ${cell('wf:list:switch')})`
         : id === 'sign-in' ? `${cell('wf:sign-in:in-app')} (after signing out)` : cell(`wf:${id}:in-app`);
-    out.push(`| ${label} | ${cell(`wf:${id}:fresh`)} | ${inApp} |`);
+    const all = [...samples.entries()].filter(([k]) => k.startsWith(`wf:${id}:`)).flatMap(([, xs]) => xs);
+    const verdict = all.every((x) => x <= BUDGET.rounds) ? 'yes'
+      : all.filter((x) => x <= BUDGET.rounds).length * 2 > all.length ? '**no** (most repetitions yes)' : '**no**';
+    out.push(`| ${label} | ${cell(`wf:${id}:fresh`)} | ${inApp} | ${verdict} |`);
   }
   return out;
 }
@@ -509,7 +535,7 @@ async function main(): Promise<void> {
       '',
       ...lines,
       '',
-      `(4) Request waterfall depth: rounds of API requests (round(r) = 1 + max(round(q) for q that ended before r started)); budget ≤ ${BUDGET.rounds}; min–max over the repetitions.`,
+      `(4) Request waterfall depth: rounds of API requests (round(r) = 1 + max(round(q) for q that ended before r started)); budget ≤ ${BUDGET.rounds}; the depth of every repetition (how many times each when they differ).`,
       '',
       ...wf,
       '',
