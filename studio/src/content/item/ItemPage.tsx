@@ -22,6 +22,7 @@ import { RelationalInput } from './relational/RelationalInput.tsx';
 import { copyPayload, savePayload } from './payload.ts';
 import { ConfirmDialog } from './ConfirmDialog.tsx';
 import { useUnsavedGuard } from './unsaved.tsx';
+import { commentsQuery } from './sidebar/Comments.tsx';
 import { Sidebar } from './sidebar/Sidebar.tsx';
 import './item.css';
 
@@ -82,6 +83,12 @@ function ItemEditor({ collection, id, allFields, relations, perms, admin, collec
     queryKey,
     enabled: !isNew && known,
     queryFn: ({ signal }) => request<Item | null>('GET', itemPath(collection, id), { query: { fields: readFields(infos.filter((i) => readable(i.field.field))) }, signal }),
+  });
+
+  // The sidebar's comments (its first tab) load beside the item, not after it: the sidebar is drawn once the item is in.
+  useQuery({
+    ...commentsQuery(collection, id ?? ''),
+    enabled: !isNew && !singleton && known && can(perms, admin, 'svc_comments', 'read') && sessionStorage.getItem('studio.item-sidebar') !== 'closed',
   });
 
   const [edits, setEdits] = useState<Item>({});

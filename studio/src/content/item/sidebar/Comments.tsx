@@ -19,16 +19,21 @@ interface Comment {
 
 const FIELDS = ['id', 'comment', 'date_created', 'date_updated', 'user_created.id', 'user_created.email', 'user_created.first_name', 'user_created.last_name'];
 
+/** The comments of one item; ItemPage starts it beside the item's own request, so a reload is not a round longer. */
+export function commentsQuery(collection: string, item: string) {
+  return {
+    queryKey: ['comments', collection, item],
+    queryFn: ({ signal }: { signal: AbortSignal }) => request<Comment[]>('GET', '/comments', {
+      query: { filter: { collection: { _eq: collection }, item: { _eq: item } }, sort: '-date_created', fields: FIELDS, limit: -1 }, signal,
+    }),
+  };
+}
+
 export function Comments({ collection, item, may }: { collection: string; item: string; may: { create: boolean; update: boolean; delete: boolean } }) {
   const { me } = useSession();
   const queryClient = useQueryClient();
-  const key = ['comments', collection, item];
-  const comments = useQuery({
-    queryKey: key,
-    queryFn: ({ signal }) => request<Comment[]>('GET', '/comments', {
-      query: { filter: { collection: { _eq: collection }, item: { _eq: item } }, sort: '-date_created', fields: FIELDS, limit: -1 }, signal,
-    }),
-  });
+  const { queryKey: key } = commentsQuery(collection, item);
+  const comments = useQuery(commentsQuery(collection, item));
   const [draft, setDraft] = useState('');
   const [editing, setEditing] = useState<{ id: string; text: string } | null>(null);
   const [deleting, setDeleting] = useState<Comment | null>(null);
