@@ -1,28 +1,14 @@
 /** The invitation link (?token=) from the invite mail: the invited person chooses a password and can sign in. */
-import { useState, type FormEvent } from 'react';
 import { Link } from 'wouter';
 import { request } from '../api/client.ts';
-import { messageOf } from '../api/errors.ts';
 import { PublicLayout } from './PublicLayout.tsx';
 import { NewPasswordFields, useNewPassword } from './password-fields.tsx';
+import { useFormAction } from './use-form-action.ts';
 
 export function AcceptInvitePage() {
   const token = new URLSearchParams(location.search).get('token');
   const pw = useNewPassword();
-  const [state, setState] = useState<'idle' | 'busy' | 'done'>('idle');
-  const [error, setError] = useState<string | null>(null);
-  async function submit(e: FormEvent) {
-    e.preventDefault();
-    setState('busy');
-    setError(null);
-    try {
-      await request('POST', '/users/invite/accept', { body: { token, password: pw.password } });
-      setState('done');
-    } catch (err) {
-      setError(messageOf(err));
-      setState('idle');
-    }
-  }
+  const { state, error, submit } = useFormAction(() => request('POST', '/users/invite/accept', { body: { token, password: pw.password } }));
   return (
     <PublicLayout title="Accept your invitation">
       {!token && <div className="notice notice-error" role="alert">This link has no invitation in it. Open the link from the mail again.</div>}

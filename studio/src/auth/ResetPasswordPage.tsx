@@ -1,11 +1,11 @@
 /** Forgotten password: without a token, ask for the reset mail (the answer never says whether the address has an
  * account); with the token from the mail's link (?token=), choose the new password. */
-import { useState, type FormEvent } from 'react';
+import { useState } from 'react';
 import { Link } from 'wouter';
 import { request } from '../api/client.ts';
-import { messageOf } from '../api/errors.ts';
 import { PublicLayout } from './PublicLayout.tsx';
 import { NewPasswordFields, useNewPassword } from './password-fields.tsx';
+import { useFormAction } from './use-form-action.ts';
 
 export function ResetPasswordPage() {
   const token = new URLSearchParams(location.search).get('token');
@@ -14,24 +14,11 @@ export function ResetPasswordPage() {
 
 function RequestReset() {
   const [email, setEmail] = useState('');
-  const [state, setState] = useState<'idle' | 'busy' | 'sent'>('idle');
-  const [error, setError] = useState<string | null>(null);
-  async function submit(e: FormEvent) {
-    e.preventDefault();
-    setState('busy');
-    setError(null);
-    try {
-      // The mail links to PUBLIC_URL/admin/reset-password: this page, wherever the server says it is.
-      await request('POST', '/auth/password/request', { body: { email } });
-      setState('sent');
-    } catch (err) {
-      setError(messageOf(err));
-      setState('idle');
-    }
-  }
+  // The mail links to PUBLIC_URL/admin/reset-password: this page, wherever the server says it is.
+  const { state, error, submit } = useFormAction(() => request('POST', '/auth/password/request', { body: { email } }));
   return (
     <PublicLayout title="Reset your password">
-      {state === 'sent' ? (
+      {state === 'done' ? (
         <div className="notice notice-success" role="status">If an account uses {email}, a mail with a link to choose a new password is on its way.</div>
       ) : (
         <form onSubmit={submit} noValidate>
@@ -50,20 +37,7 @@ function RequestReset() {
 
 function ChooseNewPassword({ token }: { token: string }) {
   const pw = useNewPassword();
-  const [state, setState] = useState<'idle' | 'busy' | 'done'>('idle');
-  const [error, setError] = useState<string | null>(null);
-  async function submit(e: FormEvent) {
-    e.preventDefault();
-    setState('busy');
-    setError(null);
-    try {
-      await request('POST', '/auth/password/reset', { body: { token, password: pw.password } });
-      setState('done');
-    } catch (err) {
-      setError(messageOf(err));
-      setState('idle');
-    }
-  }
+  const { state, error, submit } = useFormAction(() => request('POST', '/auth/password/reset', { body: { token, password: pw.password } }));
   return (
     <PublicLayout title="Choose a new password">
       {state === 'done' ? (
