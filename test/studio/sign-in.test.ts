@@ -179,6 +179,8 @@ describe.skipIf(!HAS_CHROMIUM)('Studio: signing in', () => {
     await page.waitForURL(/\/admin\/profile/);
 
     await page.getByRole('button', { name: 'Sign out' }).click();
+    // Navigating before the sign-out's request is answered would cancel it and keep the session alive.
+    await page.waitForURL(/\/admin\/login/);
     await page.goto(`${server.url}/admin/files`);
     await page.waitForURL(/\/admin\/login\?next=/);
     await fillSignIn(page, 'returning@example.com', 'returning-pass-1');
