@@ -2,8 +2,9 @@
  * admin flags, policies... are silently dropped); a new password needs `current_password` and, with
  * two-factor on, `otp`. The write itself goes through the items service with the caller's identity kept
  * for activity but permission checks lifted: the field list above is the permission. */
+import type { Accountability } from '../access/accountability.ts';
 import type { ServiceContext } from '../context.ts';
-import { inTransaction } from '../db/database.ts';
+import { inTransaction, type Executor } from '../db/database.ts';
 import { InvalidCredentialsError, InvalidOtpError, InvalidPayloadError } from '../errors.ts';
 import { loadPasswordPolicy } from '../auth/password-policy.ts';
 import { spendOtp } from '../auth/otp.ts';
@@ -14,7 +15,7 @@ import { publishRevocation, revokeSessions } from '../auth/user-revocation.ts';
 import { guardCredentialWrite } from '../access/credential-guard.ts';
 import type { ConfigPort, DatabasePort, SchemaPort, StorePort } from '../ports.ts';
 import { asPayload, checkFields, checkUniqueEmails, SELF_EDITABLE, type UserPayload } from './payload.ts';
-import { selectCredentials, type UserCredentials } from './table.ts';
+import { selectCredentials, trackLastPage, type UserCredentials } from './table.ts';
 
 export type OwnCredentials = UserCredentials;
 
@@ -79,4 +80,13 @@ export async function updateMe(services: ConfigPort & DatabasePort & SchemaPort 
   await publishRevocation(services, revocation);
   await services.schema.invalidate();
   return user.id;
+}
+
+/** PATCH /users/me/track/page (Directus' name): the page the Studio shows, kept in last_page for the next sign-in.
+ * A plain column write: no activity, no revision, no permission beyond being the signed-in user. */
+export async function trackPage(db: Executor, accountability: Accountability, body: unknown): Promise<void> {
+  if (!accountability.user) throw new InvalidCredentialsError();
+  const page = typeof body === 'object' && body !== null ? (body as Record<string, unknown>).last_page : undefined;
+  if (typeof page !== 'string' || page.length > 255) throw new InvalidPayloadError('"last_page" must be a string of at most 255 characters');
+  await trackLastPage(db, accountability.user, page);
 }

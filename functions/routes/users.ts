@@ -1,12 +1,11 @@
 /** /users (SPEC.md > Users) in Directus' wire shapes: CRUD, /users/me, invitations, registration, two-factor. */
 import type { Context, Hono } from 'hono';
 import { readCurrentUser, selectFields } from '../../core/auth/me.ts';
-import { InvalidCredentialsError, InvalidPayloadError } from '../../core/errors.ts';
+import { InvalidPayloadError } from '../../core/errors.ts';
 import { readItem, readItems } from '../../core/items/read.ts';
 import { isPlainObject } from '../../core/items/write/payload.ts';
 import { acceptInvite, inviteUsers } from '../../core/users/invite.ts';
-import { updateMe } from '../../core/users/me.ts';
-import { trackLastPage } from '../../core/users/table.ts';
+import { trackPage, updateMe } from '../../core/users/me.ts';
 import { registerUser, verifyRegistration } from '../../core/users/register.ts';
 import {
   createUsers, deleteUsers, updateUser, updateUserBatch, updateUsers, updateUsersByQuery,
@@ -48,13 +47,8 @@ export function mountUserRoutes(app: Hono<AppEnv>): void {
     return c.json({ data: await updateMe(c.get('services'), ctx, await requiredBody(c)) });
   });
 
-  // Directus' app records the page it shows here; a plain column write, not an audited item update.
   app.patch('/users/me/track/page', async (c) => {
-    const user = c.get('accountability').user;
-    if (!user) throw new InvalidCredentialsError();
-    const body = await readJsonObject(c);
-    if (typeof body.last_page !== 'string' || body.last_page.length > 255) throw new InvalidPayloadError('"last_page" must be a string of at most 255 characters');
-    await trackLastPage(c.get('services').database.db, user, body.last_page);
+    await trackPage(c.get('services').database.db, c.get('accountability'), await readJsonObject(c));
     return c.body(null, 204);
   });
 

@@ -1,6 +1,6 @@
 /** /admin over HTTP (no browser): the single page with a strict CSP and no caching, hashed assets immutable and
  * precompressed, deep links answered with the page, a missing asset a 404; the public project info the sign-in page
- * is built from; and GET /policies/me/globals for each kind of caller. */
+ * is built from; GET /policies/me/globals for each kind of caller; and PATCH /users/me/track/page. */
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -78,5 +78,26 @@ describe('GET /policies/me/globals', () => {
     expect(api.body.data).toEqual({ app_access: false, admin_access: false, enforce_tfa: false });
     const anonymous = await t.req('GET', '/policies/me/globals', undefined, { token: null });
     expect(anonymous.status).toBe(401);
+  });
+});
+
+describe('PATCH /users/me/track/page', () => {
+  it('keeps the page in last_page without activity; bad input is 400, no user 401, nothing written', async () => {
+    await createPrincipal(t.services, { token: 'track-page-user', permissions: [], appAccess: true });
+    const before = await t.req('GET', '/activity?aggregate[count]=*');
+    const ok = await t.req('PATCH', '/users/me/track/page', { last_page: '/content/posts' }, { token: 'track-page-user' });
+    expect(ok.status).toBe(204);
+    const me = await t.req('GET', '/users/me?fields=last_page', undefined, { token: 'track-page-user' });
+    expect(me.body.data.last_page).toBe('/content/posts');
+    for (const body of [{ last_page: 5 }, {}, { last_page: 'x'.repeat(256) }]) {
+      const bad = await t.req('PATCH', '/users/me/track/page', body, { token: 'track-page-user' });
+      expect(bad.status, JSON.stringify(body)).toBe(400);
+      expect(bad.body.errors[0].extensions.code).toBe('INVALID_PAYLOAD');
+    }
+    const anonymous = await t.req('PATCH', '/users/me/track/page', { last_page: '/files' }, { token: null });
+    expect(anonymous.status).toBe(401);
+    const after = await t.req('GET', '/users/me?fields=last_page', undefined, { token: 'track-page-user' });
+    expect(after.body.data.last_page).toBe('/content/posts');
+    expect((await t.req('GET', '/activity?aggregate[count]=*')).body.data).toEqual(before.body.data);
   });
 });
