@@ -11,12 +11,13 @@ import { FILE_LIST_FIELDS, fileLabel, formatBytes, type FileRecord } from './typ
 import { isAbort, uploadFile } from './upload.ts';
 import { useDebounced } from './use-debounced.ts';
 import './files.css';
+import { useModal } from '../ui/use-modal.ts';
 
 const PAGE = 30;
 
 export function FilePickerDialog(props: { open: boolean; onClose(): void; onPick(file: FileRecord): void; accept?: 'image' | 'any' }) {
   const { open, onClose, onPick, accept = 'any' } = props;
-  const ref = useRef<HTMLDialogElement>(null);
+  const ref = useModal(open);
   const titleId = useId();
   const [search, setSearch] = useState('');
   const term = useDebounced(search.trim());
@@ -28,12 +29,6 @@ export function FilePickerDialog(props: { open: boolean; onClose(): void; onPick
   const grid = useRef<HTMLDivElement>(null);
   const queryClient = useQueryClient();
 
-  useEffect(() => {
-    const dialog = ref.current;
-    if (!dialog) return;
-    if (open && !dialog.open) dialog.showModal();
-    if (!open && dialog.open) dialog.close();
-  }, [open]);
 
   useEffect(() => {
     if (!open) {

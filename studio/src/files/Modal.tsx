@@ -1,19 +1,14 @@
 /** A modal <dialog> opened and closed by the `open` prop (Escape and the close button call onClose), and the
  * confirmation built on it. */
-import { useEffect, useId, useRef, useState, type FormEvent, type ReactNode } from 'react';
+import { useEffect, useId, useState, type FormEvent, type ReactNode } from 'react';
 import { ErrorNotice } from '../ui/ErrorNotice.tsx';
+import { useModal } from '../ui/use-modal.ts';
 
 export function Modal({ open, onClose, title, children, footer, onSubmit, className }: {
   open: boolean; onClose(): void; title: string; children: ReactNode; footer: ReactNode; onSubmit?: (e: FormEvent<HTMLFormElement>) => void; className?: string;
 }) {
-  const ref = useRef<HTMLDialogElement>(null);
+  const ref = useModal(open);
   const titleId = useId();
-  useEffect(() => {
-    const dialog = ref.current;
-    if (!dialog) return;
-    if (open && !dialog.open) dialog.showModal();
-    if (!open && dialog.open) dialog.close();
-  }, [open]);
   const inner = (
     <>
       <div className="dialog-head">

@@ -1,5 +1,6 @@
 /** A modal question (native <dialog>: focus kept inside, Escape cancels, focus returns to the opener). */
-import { useEffect, useRef, type ReactNode } from 'react';
+import { useRef, type ReactNode } from 'react';
+import { useModal } from '../../ui/use-modal.ts';
 
 export function ConfirmDialog({ open, title, children, confirmLabel, cancelLabel = 'Cancel', danger, busy, onConfirm, onCancel }: {
   open: boolean;
@@ -12,14 +13,8 @@ export function ConfirmDialog({ open, title, children, confirmLabel, cancelLabel
   onConfirm(): void;
   onCancel(): void;
 }) {
-  const ref = useRef<HTMLDialogElement>(null);
+  const ref = useModal(open);
   const titleId = useRef(`dlg-${Math.random().toString(36).slice(2)}`).current;
-  useEffect(() => {
-    const d = ref.current;
-    if (!d) return;
-    if (open && !d.open) d.showModal();
-    if (!open && d.open) d.close();
-  }, [open]);
   return (
     <dialog ref={ref} className="confirm-dialog" aria-labelledby={titleId} onCancel={(e) => { e.preventDefault(); onCancel(); }}>
       {open && (

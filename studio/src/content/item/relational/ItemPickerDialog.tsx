@@ -7,6 +7,7 @@ import { ErrorNotice } from '../../../ui/ErrorNotice.tsx';
 import { fieldsOf, primaryKeyOf, titleOf, type Collection, type Field } from '../../schema.ts';
 import { displayFields, displayOf } from '../display.ts';
 import { collectionPath } from './paths.ts';
+import { useModal } from '../../../ui/use-modal.ts';
 
 type Row = Record<string, unknown>;
 
@@ -21,7 +22,7 @@ export function ItemPickerDialog({ open, collection, allFields, collections, exc
   onPick(row: Row): void;
   onClose(): void;
 }) {
-  const ref = useRef<HTMLDialogElement>(null);
+  const ref = useModal(open, () => { setSearch(''); setDebounced(''); setActive(0); searchRef.current?.focus(); });
   const searchRef = useRef<HTMLInputElement>(null);
   const [search, setSearch] = useState('');
   const [debounced, setDebounced] = useState('');
@@ -30,12 +31,6 @@ export function ItemPickerDialog({ open, collection, allFields, collections, exc
   const fields = fieldsOf(allFields, collection);
   const pk = primaryKeyOf(fields);
 
-  useEffect(() => {
-    const d = ref.current;
-    if (!d) return;
-    if (open && !d.open) { d.showModal(); setSearch(''); setDebounced(''); setActive(0); searchRef.current?.focus(); }
-    if (!open && d.open) d.close();
-  }, [open]);
   useEffect(() => {
     const t = setTimeout(() => setDebounced(search.trim()), 200);
     return () => clearTimeout(t);

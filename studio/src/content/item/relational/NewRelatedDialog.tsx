@@ -1,13 +1,14 @@
 /** Creating a related item in place, for an O2M or M2M list: a small form of the related collection's own fields
  * (the ones the caller may create; relations and the link back to this item are left out). The new item is sent
  * with the parent's save, in the same request (Directus' nested create). */
-import { useEffect, useId, useMemo, useRef, useState } from 'react';
+import { useId, useMemo, useState } from 'react';
 import { fieldAllowed, fieldsOf, titleOf } from '../../schema.ts';
 import type { EditorContext } from '../ItemPage.tsx';
 import { fieldState } from '../conditions.ts';
 import { FieldInput } from '../FieldInput.tsx';
 import { FormField } from '../FormField.tsx';
 import { infoOf, isEmpty } from '../model.ts';
+import { useModal } from '../../../ui/use-modal.ts';
 
 type Row = Record<string, unknown>;
 
@@ -22,7 +23,7 @@ export function NewRelatedDialog({ open, collection, ctx, leaveOut, onCreate, on
   onCreate(row: Row): void;
   onClose(): void;
 }) {
-  const ref = useRef<HTMLDialogElement>(null);
+  const ref = useModal(open, () => { setValues({}); setErrors({}); setLocalErrors({}); });
   const titleId = useId();
   const [values, setValues] = useState<Row>({});
   const [errors, setErrors] = useState<Record<string, string>>({});
@@ -32,15 +33,6 @@ export function NewRelatedDialog({ open, collection, ctx, leaveOut, onCreate, on
     .filter((i) => SCALAR.has(i.kind) && !i.field.schema?.is_primary_key && !leaveOut.includes(i.field.field) && !i.field.meta?.hidden
       && fieldAllowed(ctx.perms, ctx.admin, collection, 'create', i.field.field)), [ctx, collection, leaveOut]);
 
-  useEffect(() => {
-    const d = ref.current;
-    if (!d) return;
-    if (open && !d.open) {
-      setValues({}); setErrors({}); setLocalErrors({});
-      d.showModal();
-    }
-    if (!open && d.open) d.close();
-  }, [open]);
 
   const add = () => {
     const errs: Record<string, string> = { ...localErrors };

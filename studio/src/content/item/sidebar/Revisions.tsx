@@ -1,7 +1,7 @@
 /** The item's revisions, newest first, each with who and when. Opening one shows, field by field, how that
  * revision differs from the item now; "Revert to this" (after a confirmation) writes the revision's values back,
  * limited to the fields the caller may update, and the form reloads. */
-import { useEffect, useId, useRef, useState } from 'react';
+import { useEffect, useId, useState } from 'react';
 import { useInfiniteQuery, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useSession } from '../../../app/session.tsx';
 import { request } from '../../../api/client.ts';
@@ -14,6 +14,7 @@ import { choicesOf, keyOfValue, type FieldInfo } from '../model.ts';
 import { csvToList, timeToInput } from '../values.ts';
 import { absoluteTime, personName, relativeTime, valueText, type Person } from './format.ts';
 import type { SidebarProps } from './Sidebar.tsx';
+import { useModal } from '../../../ui/use-modal.ts';
 
 interface Revision {
   id: number;
@@ -167,18 +168,12 @@ function RevisionDialog({ revision, who, infos, current, mayUpdate, dirty, colle
   onClose(): void;
   onReverted(): Promise<void>;
 }) {
-  const ref = useRef<HTMLDialogElement>(null);
+  const open = revision !== null;
+  const ref = useModal(open, () => setError(null));
   const titleId = useId();
   const [confirm, setConfirm] = useState(false);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>(null);
-  const open = revision !== null;
-  useEffect(() => {
-    const d = ref.current;
-    if (!d) return;
-    if (open && !d.open) { d.showModal(); setError(null); }
-    if (!open && d.open) d.close();
-  }, [open]);
 
   const data = revision?.data ?? {};
   const fields = infos.filter((i) => revertible(i) && i.field.field in data);
