@@ -1,11 +1,14 @@
 /** /admin over HTTP (no browser): the single page with a strict CSP and no caching, hashed assets immutable and
  * precompressed, deep links answered with the page, a missing asset a 404; the public project info the sign-in page
  * is built from; GET /policies/me/globals for each kind of caller; and PATCH /users/me/track/page. */
+import { randomUUID } from 'node:crypto';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultStudioDir } from '../../container/studio.ts';
+import { run } from '../../core/db/database.ts';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
+import { createContentModel } from '../helpers/fixtures.ts';
 import { createPrincipal } from '../helpers/principals.ts';
 
 let t: TestApp;
@@ -67,7 +70,7 @@ describe('GET /server/info', () => {
 });
 
 describe('GET /policies/me/globals', () => {
-  it('answers each caller its own merged flags; the public gets 401', async () => {
+  it('answers each caller its own merged flags; the public and a share token get 401', async () => {
     const admin = await t.req('GET', '/policies/me/globals');
     expect(admin.body.data).toEqual({ app_access: true, admin_access: true, enforce_tfa: false });
     await createPrincipal(t.services, { token: 'globals-editor', permissions: [], appAccess: true });
@@ -78,6 +81,15 @@ describe('GET /policies/me/globals', () => {
     expect(api.body.data).toEqual({ app_access: false, admin_access: false, enforce_tfa: false });
     const anonymous = await t.req('GET', '/policies/me/globals', undefined, { token: null });
     expect(anonymous.status).toBe(401);
+    // A share token is not a user: it has no flags of its own to read.
+    await createContentModel(t.services, { seed: true });
+    const { role } = await createPrincipal(t.services, { token: 'globals-share-role', permissions: [{ collection: 'posts', action: 'read' }], appAccess: true });
+    const share = randomUUID();
+    await run(t.services.database.db, "insert into svc_shares (id, collection, item, role) values ($1, 'posts', '1', $2)", [share, role]);
+    const shared = await t.req('POST', '/shares/auth', { share }, { token: null });
+    expect(shared.status, JSON.stringify(shared.body)).toBe(200);
+    const viaShare = await t.req('GET', '/policies/me/globals', undefined, { token: shared.body.data.access_token });
+    expect(viaShare.status).toBe(401);
   });
 });
 
