@@ -11,6 +11,7 @@ import { startTusCleanup } from '../core/tus/cleanup.ts';
 import { startWorkflowTimeouts } from '../core/workflow/timeouts.ts';
 import { loadExtensions } from '../core/extensions/host.ts';
 import { HttpDrain, httpServerOptions } from './drain.ts';
+import { startControlSocket } from './control-socket.ts';
 
 // Standalone without SECRET: the signing secret persists under DATA_DIR so tokens survive restarts.
 const config = withPersistentSecret(loadConfig());
@@ -39,6 +40,8 @@ const extensions = await loadExtensions(services);
 const app = mode === 'container' ? createLazyContainerApp(services, extensions)
   : mode === 'functions' ? createFunctionsApp(services, extensions, { preloadRoutes: false })
     : createLazyStandaloneApp(services, extensions);
+// The embedded engine: backups of the running server are asked for on ${DATA_DIR}/control.sock (npm run backup).
+const stopControlSocket = await startControlSocket(services, (message) => console.warn(message));
 // Socket timeouts (HTTP_*) bound slow and idle clients; the drain (SHUTDOWN_TIMEOUT) runs on SIGTERM/SIGINT.
 const drain = new HttpDrain(config.http);
 const server = serve({
@@ -50,10 +53,12 @@ drain.attach(server as Server);
 
 // Action events and notify wake-ups are consumed where the extension host and the notify worker run: the
 // container, or standalone (the in-process queue starts both itself; standalone on SQS starts them here). The
-// functions half only sends.
+// functions half only sends, and leaves what it could not send in the outbox for the container's relay.
 if (mode !== 'functions') {
   services.consumeEvents();
   services.notify.start();
+  // Action events their writer (a function, or a process that died) did not send: core/events/relay.ts.
+  services.relay.start();
 }
 
 // Expired resumable uploads are removed by the process that serves /tus (TUS_CLEANUP_SCHEDULE).
@@ -80,6 +85,7 @@ async function shutdown(signal: string) {
   stopTusCleanup();
   stopSchedules();
   stopWorkflowTimeouts();
+  await stopControlSocket();
   const cut = await drain.drain(timeoutMs);
   if (cut > 0) console.error(`shutdown deadline: ${cut} request(s) were cut`);
   try {

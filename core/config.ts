@@ -21,6 +21,10 @@ export interface Config {
   /** DB_LONG_STATEMENT_TIMEOUT (10m; 0 = off; never below DB_STATEMENT_TIMEOUT): the budget of schema changes, index
    * builds, imports and administrators' exports. Migrations at start have none. */
   dbLongStatementTimeoutMs: number;
+  /** DB_IDLE_IN_TRANSACTION_TIMEOUT (10s; 0 = off): how long a transaction on a Postgres server may sit idle (the
+   * service awaiting something else while holding it) before the server ends its session, releasing its locks; work
+   * with the long budget may idle for DB_LONG_STATEMENT_TIMEOUT. */
+  dbIdleInTransactionTimeoutMs: number;
   /** The embedded engine's WASM compiler (PGLITE_WASM_COMPILER): `baseline` (Liftoff only: ~55MB less RSS, queries
    * up to ~30% slower) or `optimizing` (V8 tiers hot functions up to TurboFan). */
   pgliteWasmCompiler: 'baseline' | 'optimizing';
@@ -72,9 +76,11 @@ export interface Config {
   workflowTimeoutIntervalMs: number;
   /** NOTIFY_*: the notification outbox worker (core/notify/outbox). */
   notify: NotifyConfig;
+  events: EventsConfig;
   /** METRICS_*: GET /server/metrics (SPEC.md > Server, metrics). */
   metrics: MetricsConfig;
-  /** PRESSURE_LIMITER_* (PRESSURE_ENABLED): 503 under event-loop or memory pressure. */
+  /** PRESSURE_ENABLED / PRESSURE_LIMITER_* / PRESSURE_ADMISSION_*: 503 when requests queue beyond the admission
+   * limits, or under event-loop or memory pressure. */
   pressure: PressureConfig;
   /** GRAPHQL_*: limits of /graphql. */
   graphql: GraphqlConfig;
@@ -117,17 +123,30 @@ export interface MetricsConfig {
 }
 
 export interface PressureConfig {
-  /** PRESSURE_LIMITER_ENABLED, or SPEC.md's PRESSURE_ENABLED (true). */
+  /** PRESSURE_LIMITER_ENABLED, or SPEC.md's PRESSURE_ENABLED (true): the admission gate and the backstops below. */
   enabled: boolean;
+  /** PRESSURE_ADMISSION_CONCURRENCY (0 = no gate): requests worked on at once per process. Default: DB_POOL_MAX
+   * with DATABASE_URL, so an admitted request finds a pool connection instead of waiting up to the pool's 5 s
+   * connect timeout; 4 on the embedded PGlite, which is one connection in this process: a few requests in flight
+   * let one's JavaScript (authentication, serialisation) run while another's query holds the engine, more only
+   * lengthen the line at its lock. */
+  admissionConcurrency: number;
+  /** PRESSURE_ADMISSION_QUEUE (1000; 0 = none wait): requests that may wait for a slot; one more is refused at once.
+   * Long enough that a burst of connections waits a few ms instead of retrying against 503s (answering those
+   * keeps the loop as busy as serving); the wait budget bounds the time, this bounds the line. */
+  admissionQueue: number;
+  /** PRESSURE_ADMISSION_MAX_WAIT (1s): a request still waiting for a slot after this is refused. */
+  admissionMaxWaitMs: number;
   /** PRESSURE_LIMITER_SAMPLE_INTERVAL (250 ms): how often the loop is sampled. */
   sampleIntervalMs: number;
-  /** PRESSURE_LIMITER_MAX_EVENT_LOOP_DELAY (500 ms; 0 = off): p99 event-loop delay over the last interval. */
+  /** PRESSURE_LIMITER_MAX_EVENT_LOOP_DELAY (500 ms; 0 = off): backstop, p99 event-loop delay over the last interval. */
   maxEventLoopDelayMs: number;
-  /** PRESSURE_LIMITER_MAX_EVENT_LOOP_UTILIZATION (0.99; 0 = off). */
+  /** PRESSURE_LIMITER_MAX_EVENT_LOOP_UTILIZATION (0 = off, the default): a busy loop that keeps up is healthy, and
+   * a flood keeps the loop busy even when it answers only 503s, so this limit shed a healthy server. */
   maxEventLoopUtilization: number;
-  /** PRESSURE_LIMITER_MAX_MEMORY_HEAP_USED (bytes; 0 = off). */
+  /** PRESSURE_LIMITER_MAX_MEMORY_HEAP_USED (bytes; 0 = off): backstop. */
   maxMemoryHeapUsed: number;
-  /** PRESSURE_LIMITER_MAX_MEMORY_RSS (bytes; 0 = off). */
+  /** PRESSURE_LIMITER_MAX_MEMORY_RSS (bytes; 0 = off): backstop. */
   maxMemoryRss: number;
   /** PRESSURE_LIMITER_RETRY_AFTER (seconds, default 1): the Retry-After of a 503. */
   retryAfterSeconds: number;
@@ -168,6 +187,18 @@ export interface NotifyConfig {
   retryMaxDelayMs: number;
   /** NOTIFY_LEASE (5m): a log left in sending this long (its worker died) is taken again. */
   leaseMs: number;
+}
+
+/** The action event outbox (core/events/outbox.ts, relay.ts). */
+export interface EventsConfig {
+  /** EVENTS_RELAY_INTERVAL (1s): how often the container's relay looks for events nobody sent. */
+  relayIntervalMs: number;
+  /** EVENTS_RELAY_GRACE (10s): how long after commit the relay leaves an event to the process that wrote it. */
+  relayGraceMs: number;
+  /** EVENTS_RELAY_RETRY_MAX_DELAY (30s): the cap of the relay's backoff while the Queue refuses sends. */
+  relayRetryMaxDelayMs: number;
+  /** TEST_EVENTS_PAUSE_BEFORE_SEND (unset: 0): a pause between commit and send, for fault tests only. */
+  testPauseBeforeSendMs: number;
 }
 
 type Env = Record<string, string | undefined>;
@@ -245,10 +276,14 @@ function emailTransport(value: string): 'smtp' | 'sendmail' {
 }
 
 /** 0 turns a budget off; the long budget is off whenever the normal one is, and never shorter than it. */
-function statementTimeouts(env: Env): { dbStatementTimeoutMs: number; dbLongStatementTimeoutMs: number } {
+function statementTimeouts(env: Env): { dbStatementTimeoutMs: number; dbLongStatementTimeoutMs: number; dbIdleInTransactionTimeoutMs: number } {
   const normal = parseDuration(str(env, 'DB_STATEMENT_TIMEOUT', '5s'));
   const long = parseDuration(str(env, 'DB_LONG_STATEMENT_TIMEOUT', '10m'));
-  return { dbStatementTimeoutMs: normal, dbLongStatementTimeoutMs: normal === 0 || long === 0 ? 0 : Math.max(normal, long) };
+  return {
+    dbStatementTimeoutMs: normal,
+    dbLongStatementTimeoutMs: normal === 0 || long === 0 ? 0 : Math.max(normal, long),
+    dbIdleInTransactionTimeoutMs: parseDuration(str(env, 'DB_IDLE_IN_TRANSACTION_TIMEOUT', '10s')),
+  };
 }
 
 const LOG_LEVELS: LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
@@ -312,15 +347,25 @@ export function loadConfig(env: Env = process.env): Config {
       retryMaxDelayMs: parseDuration(str(env, 'NOTIFY_RETRY_MAX_DELAY', '1h')),
       leaseMs: Math.max(1000, parseDuration(str(env, 'NOTIFY_LEASE', '5m'))),
     },
+    events: {
+      relayIntervalMs: Math.max(10, parseDuration(str(env, 'EVENTS_RELAY_INTERVAL', '1s'))),
+      relayGraceMs: parseDuration(str(env, 'EVENTS_RELAY_GRACE', '10s')),
+      relayRetryMaxDelayMs: Math.max(10, parseDuration(str(env, 'EVENTS_RELAY_RETRY_MAX_DELAY', '30s'))),
+      testPauseBeforeSendMs: env.TEST_EVENTS_PAUSE_BEFORE_SEND ? parseDuration(env.TEST_EVENTS_PAUSE_BEFORE_SEND) : 0,
+    },
     metrics: {
       enabled: bool(env, 'METRICS_ENABLED', false),
       namePrefix: str(env, 'METRICS_NAME_PREFIX', 'svc_'),
     },
     pressure: {
       enabled: bool(env, 'PRESSURE_LIMITER_ENABLED', bool(env, 'PRESSURE_ENABLED', true)),
+      admissionConcurrency: Math.max(0, int(env, 'PRESSURE_ADMISSION_CONCURRENCY',
+        opt(env, 'DATABASE_URL') ? Math.max(1, int(env, 'DB_POOL_MAX', 10)) : 4)),
+      admissionQueue: Math.max(0, int(env, 'PRESSURE_ADMISSION_QUEUE', 1000)),
+      admissionMaxWaitMs: parseDuration(str(env, 'PRESSURE_ADMISSION_MAX_WAIT', '1s')),
       sampleIntervalMs: Math.max(10, int(env, 'PRESSURE_LIMITER_SAMPLE_INTERVAL', 250)),
       maxEventLoopDelayMs: num(env, 'PRESSURE_LIMITER_MAX_EVENT_LOOP_DELAY', 500),
-      maxEventLoopUtilization: num(env, 'PRESSURE_LIMITER_MAX_EVENT_LOOP_UTILIZATION', 0.99),
+      maxEventLoopUtilization: num(env, 'PRESSURE_LIMITER_MAX_EVENT_LOOP_UTILIZATION', 0),
       maxMemoryHeapUsed: bytesOrOff(env, 'PRESSURE_LIMITER_MAX_MEMORY_HEAP_USED'),
       maxMemoryRss: bytesOrOff(env, 'PRESSURE_LIMITER_MAX_MEMORY_RSS'),
       retryAfterSeconds: Math.max(1, int(env, 'PRESSURE_LIMITER_RETRY_AFTER', 1)),

@@ -33,6 +33,8 @@ export interface ContextEvents {
   hasFilters(event: string): boolean;
   runFilters<T>(event: string, payload: T, meta: EventMeta, ctx: ServiceContext): Promise<T>;
   emitAction(ex: Executor, event: string, meta: EventMeta, accountability: Accountability | null): void;
+  /** Whether emitAction writes (and sends) the event: someone can receive it. */
+  records(event: string): boolean;
 }
 
 export function withExecutor(ctx: ServiceContext, db: Executor): ServiceContext {

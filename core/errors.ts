@@ -122,6 +122,17 @@ function fieldOf(err: PgLikeError): string | undefined {
   return m ? m[1].replace(/"/g, '') : undefined;
 }
 
+/** A statement over its time budget (DB_STATEMENT_TIMEOUT, or DB_LONG_STATEMENT_TIMEOUT for long administrative work). */
+export const STATEMENT_BUDGET_MESSAGE = 'The request took too long in the database and was cancelled; nothing was changed. '
+  + 'Try again later, or ask for less (a narrower filter, fewer rows or fields).';
+
+/** A transaction the service held open without using it longer than DB_IDLE_IN_TRANSACTION_TIMEOUT: the server
+ * ended its session and rolled it back. */
+export function idleTransactionEndedError(reason: string): ServiceUnavailableError {
+  return new ServiceUnavailableError('The request kept a database transaction waiting too long, so the database ended it; '
+    + 'nothing was changed. Try again later.', reason);
+}
+
 /** Translates a Postgres error into a ServiceError; anything else is returned unchanged. */
 export function mapDatabaseError(err: unknown): unknown {
   if (!isPgError(err)) return err;
@@ -143,8 +154,9 @@ export function mapDatabaseError(err: unknown): unknown {
     // query_canceled: over the statement budget (DB_STATEMENT_TIMEOUT, core/db/statement-budget.ts) or cancelled by an
     // operator. 503 rather than 400: the time includes waiting for locks and a busy server, and a write with no query
     // parameter can meet it as well; the same request may pass later (Retry-After is added with every 503).
+    // The transaction it ran in is rolled back, so nothing of the request is kept.
     case '57014': return new ServiceUnavailableError(/statement timeout/.test(reason)
-      ? 'The query took longer than the time budget of a statement and was cancelled.' : 'The query was cancelled.', reason);
+      ? STATEMENT_BUDGET_MESSAGE : 'The database cancelled the request; nothing was changed. Try again.', reason);
     default: return err;
   }
 }

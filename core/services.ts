@@ -13,6 +13,7 @@ import type { Queue } from './queue/queue.ts';
 import { LazyQueue } from './queue/lazy-queue.ts';
 import { routeMessages } from './queue/router.ts';
 import { ACTION_MESSAGE } from './events/bus.ts';
+import { EventRelay } from './events/relay.ts';
 import { NotifyWorker } from './notify/outbox/worker.ts';
 import { WAKE_MESSAGE } from './notify/wake.ts';
 import type { HttpMetrics } from './metrics/http-metrics.ts';
@@ -33,6 +34,10 @@ export interface Services {
   /** The notification outbox worker (core/notify/outbox). Runs where the container half runs (container and
    * standalone: `notify.start()`); started automatically with the in-process queue, as consumeEvents. */
   notify: NotifyWorker;
+  /** The relay of the action event outbox (core/events/relay.ts): sends the events their writer did not. Runs where
+   * the queue is consumed (`relay.start()` in container and standalone); started automatically with the in-process
+   * queue. */
+  relay: EventRelay;
   /** Consumes the queue in this process (container and standalone; the functions half of a split deployment
    * leaves it to the container): one consumer routing action events to the event bus and `notify.wake` to the
    * notify worker (core/queue/router.ts). Started automatically with the in-process queue. */
@@ -52,6 +57,9 @@ export interface StartOptions {
   /** Skip migrations and bootstrap (the database is known to be ready). */
   skipMigrations?: boolean;
   onBootstrap?: (result: BootstrapResult) => void;
+  /** false: action events are written to the outbox and left to the container's relay instead of being sent after
+   * commit (a Lambda is frozen once it answered: it must not wait for the Queue). Default true. */
+  sendEventsAfterCommit?: boolean;
 }
 
 export async function createServices(config: Config, opts: StartOptions = {}): Promise<Services> {
@@ -59,7 +67,7 @@ export async function createServices(config: Config, opts: StartOptions = {}): P
   const metrics = config.metrics.enabled ? (await import('./metrics/http-metrics.ts')).createHttpMetrics(config.metrics) : null;
   const database = opts.database ?? await openDatabase({
     databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolMax: config.dbPoolMax, wasmCompiler: config.pgliteWasmCompiler,
-    statementTimeoutMs: config.dbStatementTimeoutMs,
+    statementTimeoutMs: config.dbStatementTimeoutMs, idleInTransactionTimeoutMs: config.dbIdleInTransactionTimeoutMs,
   });
   if (!opts.skipMigrations) {
     // Loaded only when they run: a Lambda cold start skips them (migrations run at deploy time).
@@ -77,7 +85,13 @@ export async function createServices(config: Config, opts: StartOptions = {}): P
   // SQS (split topology): the adapter and its SDK client are imported with the first message, not at start-up.
   const queue = opts.queue ?? (config.sqsQueueUrl ? new LazyQueue('sqs', () => openQueue(config)) : await openQueue(config));
   const events = new EventBus();
-  events.connect(queue, store);
+  events.connect(queue, store, {
+    db: database.db, graceMs: config.events.relayGraceMs, sendAfterCommit: opts.sendEventsAfterCommit ?? true,
+    pauseBeforeSendMs: config.events.testPauseBeforeSendMs,
+  });
+  const relay = new EventRelay(database.db, queue, {
+    intervalMs: config.events.relayIntervalMs, leaseMs: 60_000, retryMaxDelayMs: config.events.relayRetryMaxDelayMs,
+  });
   registerWorkflowHooks(events);
   const notify = new NotifyWorker(database.db, config);
   let stopConsuming: (() => Promise<void>) | null = null;
@@ -90,6 +104,7 @@ export async function createServices(config: Config, opts: StartOptions = {}): P
   if (queue.kind === 'memory') {
     consumeEvents();
     notify.start();
+    relay.start();
   }
   const pressure = startPressureMonitor(config.pressure);
   return {
@@ -102,11 +117,13 @@ export async function createServices(config: Config, opts: StartOptions = {}): P
     events,
     queue,
     notify,
+    relay,
     consumeEvents,
     metrics,
     pressure,
     async close() {
       pressure?.stop();
+      await relay.stop();
       await events.drain();
       await stopConsuming?.();
       await notify.stop();

@@ -35,8 +35,8 @@ export function currentServices(): Services | null {
 }
 
 /** Builds the handler for given services (tests pass their own). Each invocation returns only once its action
- * events and worker wake-ups are in the queue: Lambda freezes the instance after the response, which would strand
- * them. */
+ * events are recorded (and, with services that send them after commit, sent) and its worker wake-ups are in the
+ * queue: Lambda freezes the instance after the response, which would strand them. */
 export function createLambdaHandler(services: Services, extensions?: ExtensionHost): ReturnType<typeof handle> {
   // Route groups are imported by the first request that reaches them, not all at the first event.
   const inner = handle(createFunctionsApp(services, extensions, { preloadRoutes: false }));
@@ -55,7 +55,9 @@ async function init(): Promise<ReturnType<typeof handle>> {
   // Every instance must verify every other instance's tokens: a per-container random secret would not.
   if (config.secretGenerated) throw new Error('SECRET must be set for the Lambda functions.');
   // Migrations run at deploy time (sst), not on every cold start.
-  const services = await createServices(config, { skipMigrations: process.env.SVC_RUN_MIGRATIONS !== 'true' });
+  // Action events are committed with their change; the container's relay sends them, so an invocation never waits
+  // for SQS to take them (core/events/bus.ts).
+  const services = await createServices(config, { skipMigrations: process.env.SVC_RUN_MIGRATIONS !== 'true', sendEventsAfterCommit: false });
   // The same extensions as the container: filter hooks and endpoints run here; action hooks and schedules only
   // where the queue is consumed.
   let extensions: ExtensionHost;

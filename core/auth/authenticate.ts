@@ -16,7 +16,7 @@ import type { AccessPort, ConfigPort, DatabasePort, SchemaPort, StorePort } from
 import { impersonationStopped } from './impersonation.ts';
 import { wasRevoked } from './revoked.ts';
 import { liveSession, sessionIsLive, sessionRef, shareSessionIsLive } from './sessions.ts';
-import { tokenCutoff } from './token-cutoff.ts';
+import { sessionRefIsLive, signedBeforeEpoch, tokenCutoff } from './token-cutoff.ts';
 import {
   accessTokenIssuedAt, isServiceJwt, isVerifiedBefore, verifyAccessToken, type AccessTokenPayload,
 } from './tokens.ts';
@@ -62,8 +62,16 @@ async function principalOf(services: AccessPort & ConfigPort & DatabasePort & Sc
       if (!(await sessionIsLive(services.database.db, payload.session, user.id))) throw new TokenRevokedError();
     } else {
       const cutoff = await tokenCutoff(services.store, version, user.id);
-      if (cutoff && (payload.sid === undefined || payload.sid !== cutoff.keep)
-        && await accessTokenIssuedAt(token, services.config.secret) < cutoff.after) throw new TokenRevokedError();
+      const issuedAt = await accessTokenIssuedAt(token, services.config.secret);
+      if (cutoff && (payload.sid === undefined || payload.sid !== cutoff.keep) && issuedAt < cutoff.after) throw new TokenRevokedError();
+      // Signed before the store began remembering cut-offs (a Redis restarted empty, a process with the in-memory
+      // store restarted): a cut-off may have been lost, so the session it names must still exist.
+      if (!cutoff) {
+        if (payload.impersonated_by !== undefined) {
+          if (signedBeforeEpoch(services.store, version, issuedAt, true)) throw new TokenRevokedError();
+        } else if (payload.sid !== undefined && signedBeforeEpoch(services.store, version, issuedAt)
+          && !(await sessionRefIsLive(services.database.db, version, user.id, payload.sid))) throw new TokenRevokedError();
+      }
     }
     if (payload.impersonated_by !== undefined) {
       if (await impersonationStopped(services.store, token)) throw new TokenRevokedError();

@@ -92,6 +92,14 @@ export function sessionRef(token: string): string {
   return createHash('sha256').update(token).digest('base64url').slice(0, 22);
 }
 
+/** Whether the user still has the session an access token names by reference (sessionRef): a revocation
+ * (core/auth/user-revocation.ts) or a logout deletes it. Expired rows still count: an access token may outlive its
+ * refresh token, and cleanup removing such a row only makes the client sign in again. */
+export async function sessionRefExists(ex: Executor, user: string, ref: string): Promise<boolean> {
+  const rows = await run<{ token: string }>(ex, 'select token from svc_sessions where "user" = $1', [user]);
+  return rows.some((row) => sessionRef(row.token) === ref);
+}
+
 /** Deletes a session with every token of its rotation chain (its predecessors still in their grace period
  * and its successors), so none of them can be refreshed after a logout. Returns the deleted rows. */
 export async function deleteSessionFamily(ex: Executor, token: string): Promise<{ token: string; user: string | null; share: string | null; expires: Date }[]> {

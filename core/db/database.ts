@@ -5,9 +5,10 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
 import { setFlagsFromString } from 'node:v8';
 import { CompiledQuery, Kysely, type Transaction } from 'kysely';
-import { PgliteDialect } from './pglite-driver.ts';
+import { openPgliteInWorker } from './pglite-worker-driver.ts';
+import { pgliteModuleUrl } from './pglite-worker.ts';
 import { PgDialect, createPool } from './pg-driver.ts';
-import { openCommitQueue, runCommitQueue } from './after-commit.ts';
+import { openCommitQueue, runBeforeCommit, runCommitQueue, type CommitHooks } from './after-commit.ts';
 
 /** Prefix for statement text whose shape repeats (hot reads and writes): run as a named prepared statement
  * on a Postgres server, so it is parsed and planned once per connection. */
@@ -30,6 +31,9 @@ export interface DatabaseOptions {
   /** Postgres server only: every connection's `statement_timeout` in ms (DB_STATEMENT_TIMEOUT; 0 or absent = none).
    * The embedded engine can't interrupt a statement, so it has no such budget (core/db/statement-budget.ts). */
   statementTimeoutMs?: number;
+  /** Postgres server only: every connection's `idle_in_transaction_session_timeout` in ms (DB_IDLE_IN_TRANSACTION_TIMEOUT;
+   * 0 or absent = none). */
+  idleInTransactionTimeoutMs?: number;
   /** A PGlite data dir dump (tests clone one migrated template this way). */
   loadDataDir?: Blob | File;
   /** Keep PGlite in memory instead of under dataDir. */
@@ -49,7 +53,7 @@ const PGLITE_SETTINGS = ['shared_buffers=16MB', 'temp_buffers=2MB', 'maintenance
  * afterwards, but external memory the JS heap's GC is in no hurry to collect, so they would stay resident. */
 async function initDataDir(dir: string): Promise<void> {
   if (existsSync(`${dir}/PG_VERSION`)) return;
-  const code = `const { PGlite } = await import(${JSON.stringify(import.meta.resolve('@electric-sql/pglite'))});
+  const code = `const { PGlite } = await import(${JSON.stringify(pgliteModuleUrl('@electric-sql/pglite'))});
     const pg = await PGlite.create(${JSON.stringify(dir)}); await pg.close();`;
   await new Promise<void>((resolve, reject) => {
     const child = spawn(process.execPath, ['--input-type=module', '-e', code], { stdio: ['ignore', 'inherit', 'inherit'] });
@@ -60,12 +64,14 @@ async function initDataDir(dir: string): Promise<void> {
 
 export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
   if (opts.databaseUrl) {
-    const pool = createPool(opts.databaseUrl, opts.poolMax ?? 10, opts.statementTimeoutMs ?? 0);
+    const pool = createPool(opts.databaseUrl, opts.poolMax ?? 10, {
+      statementTimeoutMs: opts.statementTimeoutMs, idleInTransactionTimeoutMs: opts.idleInTransactionTimeoutMs,
+    });
     const db = new Kysely<any>({ dialect: new PgDialect(pool) });
     return { kind: 'pg', db, close: () => db.destroy() };
   }
+  // V8's flags are process-wide: set here, the flag applies to the worker's WASM compile too.
   if (opts.wasmCompiler === 'baseline') setFlagsFromString('--liftoff-only');
-  const [{ PGlite }, { pg_trgm }] = await Promise.all([import('@electric-sql/pglite'), import('@electric-sql/pglite/contrib/pg_trgm')]);
   let dataDir: string | undefined;
   if (!opts.inMemory && !opts.loadDataDir) {
     dataDir = opts.dataDir ?? './data';
@@ -73,15 +79,14 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
     dataDir = `${dataDir}/pg`;
     await initDataDir(dataDir);
   }
-  // pg_trgm ships with PGlite: loaded so a collection's trigram search index works on the embedded engine too.
-  const pg = await PGlite.create(dataDir, {
-    extensions: { pg_trgm },
-    startParams: [...PGlite.defaultStartParams, ...PGLITE_SETTINGS.flatMap((s) => ['-c', s])],
+  // PGlite runs in a worker thread (core/db/pglite-worker.ts), with pg_trgm loaded so a collection's trigram search
+  // index works on the embedded engine too, and the session's time zone set to UTC.
+  const embedded = await openPgliteInWorker({
+    dataDir,
+    startParams: PGLITE_SETTINGS.flatMap((s) => ['-c', s]),
     ...(opts.loadDataDir ? { loadDataDir: opts.loadDataDir } : {}),
   });
-  await pg.exec("set time zone 'UTC'");
-  const db = new Kysely<any>({ dialect: new PgliteDialect(pg) });
-  return { kind: 'pglite', db, close: () => db.destroy(), dump: () => pg.dumpDataDir('gzip') as Promise<Blob> };
+  return { kind: 'pglite', ...embedded };
 }
 
 /** Runs parameterised SQL on an executor and returns its rows. */
@@ -93,12 +98,16 @@ export async function run<R = Record<string, unknown>>(ex: Executor, sql: string
 /** Runs fn inside a transaction, or inside the one already open on ex. */
 export async function inTransaction<T>(ex: Executor, fn: (trx: Transaction<any>) => Promise<T>): Promise<T> {
   if (ex.isTransaction) return fn(ex as Transaction<any>);
-  let committed: (() => void)[] = [];
-  const result = await (ex as Kysely<any>).transaction().execute((trx) => {
-    committed = openCommitQueue(trx);
-    return fn(trx);
+  const opened: { hooks?: CommitHooks } = {};
+  const result = await (ex as Kysely<any>).transaction().execute(async (trx) => {
+    const hooks = openCommitQueue(trx);
+    opened.hooks = hooks;
+    const value = await fn(trx);
+    // Part of the transaction: the action events of the change (core/events/bus.ts).
+    if (hooks.before.length) await runBeforeCommit(hooks);
+    return value;
   });
-  if (committed.length) runCommitQueue(committed);
+  if (opened.hooks?.after.length) runCommitQueue(opened.hooks);
   return result;
 }
 

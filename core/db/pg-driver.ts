@@ -6,6 +6,7 @@ import {
   CompiledQuery, PostgresAdapter, PostgresIntrospector, PostgresQueryCompiler,
   type DatabaseConnection, type Dialect, type Driver, type Kysely, type QueryResult,
 } from 'kysely';
+import { idleTransactionEndedError } from '../errors.ts';
 import { connectionLostError, isConnectionLoss } from './connection-loss.ts';
 import { SqlTransactions } from './sql-transactions.ts';
 import { noteStatement } from './statement-observers.ts';
@@ -30,6 +31,11 @@ pg.types.setTypeParser(INT8, (v: string) => {
   return Number.isSafeInteger(n) ? n : v;
 });
 
+/** Clients whose session the server ended for sitting idle in a transaction (SQLSTATE 25P03): their next statement
+ * fails with pg's generic "not queryable", which is reported as what happened instead. */
+const endedIdle = new WeakSet<pg.ClientBase>();
+const IDLE_IN_TRANSACTION_TIMEOUT = '25P03';
+
 class PgConnection implements DatabaseConnection {
   constructor(readonly client: pg.PoolClient) {}
 
@@ -40,6 +46,7 @@ class PgConnection implements DatabaseConnection {
     try {
       res = await this.client.query<R & pg.QueryResultRow>({ text: query.sql, values: query.parameters as unknown[], name });
     } catch (err) {
+      if (endedIdle.has(this.client)) throw idleTransactionEndedError(err instanceof Error ? err.message : String(err));
       throw isConnectionLoss(err) ? connectionLostError(err) : err;
     }
     const isWrite = res.command === 'INSERT' || res.command === 'UPDATE' || res.command === 'DELETE' || res.command === 'MERGE';
@@ -83,20 +90,31 @@ export class PgDialect implements Dialect {
   createIntrospector(db: Kysely<any>) { return new PostgresIntrospector(db); }
 }
 
-export function createPool(url: string, max: number, statementTimeoutMs = 0): pg.Pool {
-  // The statement budget travels in the connection's startup message, like the time zone: the server enforces it on
-  // every statement with no statement of ours per request. Work that needs longer raises it for itself
+/** Every pooled connection's budgets in ms (0 = none): `statement_timeout`, and `idle_in_transaction_session_timeout`
+ * (a transaction left idle longer has its session ended by the server, which rolls it back and releases its locks). */
+export interface ConnectionBudget {
+  statementTimeoutMs?: number;
+  idleInTransactionTimeoutMs?: number;
+}
+
+export function createPool(url: string, max: number, budget: ConnectionBudget = {}): pg.Pool {
+  // The budgets travel in the connection's startup message, like the time zone: the server enforces them on every
+  // statement and transaction with no statement of ours per request. Work that needs longer raises them for itself
   // (core/db/statement-budget.ts).
+  const { statementTimeoutMs = 0, idleInTransactionTimeoutMs = 0 } = budget;
   const pool = new pg.Pool({
     connectionString: url, max, options: '-c TimeZone=UTC', connectionTimeoutMillis: 5000,
     ...(statementTimeoutMs > 0 ? { statement_timeout: statementTimeoutMs } : {}),
+    ...(idleInTransactionTimeoutMs > 0 ? { idle_in_transaction_session_timeout: idleInTransactionTimeoutMs } : {}),
   });
   // A client losing its server (a terminated backend, a restart, a failover) emits 'error'. The pool listens
   // only while a client is idle; a checked-out client between two statements of a transaction would crash
   // the process with an unhandled 'error' event. Every client gets its own listener for its whole life: the
   // statement in flight fails on its own (-> 503), and the pool discards the client on release because it is
   // no longer queryable, so the next request connects afresh.
-  pool.on('connect', (client) => { client.on('error', () => {}); });
+  pool.on('connect', (client) => {
+    client.on('error', (err: Error & { code?: unknown }) => { if (err.code === IDLE_IN_TRANSACTION_TIMEOUT) endedIdle.add(client); });
+  });
   pool.on('error', () => {});
   return pool;
 }

@@ -1,14 +1,23 @@
 /** The event bus (DESIGN.md > Events; SPEC.md > Events). Filter events run inline, in the caller's transaction,
  * and may return a changed payload or throw to refuse. Action events run after the transaction commits (never for
- * a rolled-back change), travel through the Queue port (in-process, or SQS to the container in the split topology)
- * and are delivered at least once: each carries an id, and a handler that finished is not run again when the
- * message comes back. */
+ * a rolled-back change) and are delivered at least once: each carries an id, and a handler that finished is not run
+ * again when the message comes back.
+ *
+ * Durability (docs/extensions.md > Delivery of action hooks): an action event is written to svc_event_outbox
+ * (core/events/outbox.ts) in the transaction of the change, before it commits, then sent through the Queue port
+ * (in-process, or SQS to the container in the split topology) right after the commit, and its row is deleted once
+ * the Queue took it. A process that dies, freezes or cannot reach the Queue in between leaves the row, and the
+ * relay (core/events/relay.ts) of a container or standalone process sends it once the grace period has passed,
+ * with the same event id, so the handlers that already ran are skipped. Events nobody can receive (no local
+ * handler and a queue that stays in this process) are neither written nor sent. */
 import { randomUUID } from 'node:crypto';
 import type { Accountability } from '../access/accountability.ts';
 import type { ContextEvents, EventMeta, ServiceContext } from '../context.ts';
-import { afterCommit } from '../db/after-commit.ts';
+import type { Transaction } from 'kysely';
+import { afterCommit, beforeCommit } from '../db/after-commit.ts';
 import type { Executor } from '../db/database.ts';
 import { fitEvent } from './fit.ts';
+import { deleteEvents, insertEvents } from './outbox.ts';
 import { RetryLater, type Queue, type QueueMessage } from '../queue/queue.ts';
 import type { SharedStore } from '../store/shared-store.ts';
 
@@ -45,17 +54,46 @@ const DONE_TTL_MS = 24 * 3600_000;
 /** How long a running handler holds its claim; a crashed process's claim runs out so a redelivery can run it. */
 const CLAIM_TTL_MS = 60_000;
 
+export interface OutboxOptions {
+  /** Where svc_event_outbox lives (the rows of a transaction are written through the transaction itself). */
+  db: Executor;
+  /** How long the relay leaves a row to this process's own send after commit (EVENTS_RELAY_GRACE). */
+  graceMs: number;
+  /** false: this process writes the rows and leaves sending to the relay (a Lambda, frozen after its answer,
+   * must not wait for the Queue). */
+  sendAfterCommit: boolean;
+  /** Test hook (TEST_EVENTS_PAUSE_BEFORE_SEND): a pause between commit and send, so a fault test can kill the
+   * process in that window. 0 in production. */
+  pauseBeforeSendMs?: number;
+}
+
 export class EventBus implements ContextEvents {
   readonly #filters = new Map<string, FilterHandler[]>();
   readonly #actions = new Map<string, { handler: ActionHandler; id: string | undefined }[]>();
   readonly #inflight = new Set<Promise<void>>();
   #queue: Queue | null = null;
   #store: SharedStore | null = null;
+  #outbox: OutboxOptions | null = null;
+  /** The events of each open transaction, written together just before it commits. */
+  readonly #staged = new WeakMap<Transaction<any>, ActionEvent[]>();
+  /** Row ids of events the Queue took, deleted together by the next flush. */
+  #delivered: string[] = [];
+  #pruning: Promise<void> | null = null;
 
-  /** Sends action events through `queue`; handlers that finished are remembered in `store` by event id. */
-  connect(queue: Queue, store: SharedStore): void {
+  /** Sends action events through `queue`; handlers that finished are remembered in `store` by event id. With
+   * `outbox`, each event is first written to svc_event_outbox in the transaction of its change. */
+  connect(queue: Queue, store: SharedStore, outbox: OutboxOptions | null = null): void {
     this.#queue = queue;
     this.#store = store;
+    this.#outbox = outbox;
+  }
+
+  /** Whether an action event of this name is written and sent: not when nobody can receive it (no local handler
+   * and a queue that stays in this process). Writers that would otherwise commit outside a transaction open one
+   * when this holds, so the event's row commits with the change (core/items/write/index.ts). */
+  records(event: string): boolean {
+    const queue = this.#queue;
+    return queue !== null && !(queue.kind === 'memory' && !this.#actions.has(event));
   }
 
   filter(event: string, handler: FilterHandler): () => void {
@@ -85,26 +123,92 @@ export class EventBus implements ContextEvents {
     return current;
   }
 
-  /** Schedules the action event for after `ex` commits. Events nobody can receive are not sent: no local handler
-   * and a queue that stays in this process. */
+  /** Records the action event with the change `ex` is writing and sends it after commit. In a transaction opened
+   * by inTransaction the row is written just before commit, together with the transaction's other events; on any
+   * other executor the change has committed already, and the row is written at once (a narrower window: writers
+   * that can, open a transaction, see `records`). */
   emitAction(ex: Executor, event: string, meta: EventMeta, accountability: Accountability | null): void {
-    const queue = this.#queue;
-    if (!queue || (queue.kind === 'memory' && !this.#actions.has(event))) return;
+    if (!this.records(event)) return;
     const emittedAt = new Date().toISOString();
-    afterCommit(ex, () => {
-      for (const part of fitEvent(meta)) {
-        const e: ActionEvent = { id: randomUUID(), event, meta: part, accountability, emittedAt };
-        const sent = queue.send({ id: e.id, type: ACTION_MESSAGE, body: e }).catch((err) => {
-          console.error(`events: could not enqueue ${event} ${e.id}:`, err);
-        });
-        this.#inflight.add(sent);
-        void sent.finally(() => this.#inflight.delete(sent));
-      }
-    });
+    const events = fitEvent(meta).map((part): ActionEvent => ({ id: randomUUID(), event, meta: part, accountability, emittedAt }));
+    const outbox = this.#outbox;
+    if (!outbox) {
+      afterCommit(ex, () => this.#send(events, null));
+      return;
+    }
+    if (ex.isTransaction && this.#stage(ex as Transaction<any>, events, outbox)) return;
+    this.#track((async () => {
+      const rows = await insertEvents(outbox.db, events, this.#relayAfter(outbox));
+      this.#send(events, rows);
+    })().catch((err: unknown) => console.error(`events: could not record ${event}:`, err)));
   }
 
-  /** Resolves once every action event emitted so far has been handed to the queue (Lambda awaits this before it
-   * answers, so a frozen function loses nothing it acknowledged). */
+  #relayAfter(outbox: OutboxOptions): number {
+    return outbox.sendAfterCommit ? outbox.graceMs : 0;
+  }
+
+  /** Adds events to the transaction's batch; the first of a transaction schedules the write and the send. False
+   * when `trx` was not opened by inTransaction (no commit hooks). */
+  #stage(trx: Transaction<any>, events: ActionEvent[], outbox: OutboxOptions): boolean {
+    let staged = this.#staged.get(trx);
+    if (!staged) {
+      const batch: ActionEvent[] = [];
+      const written: { rows: Map<string, string> | null } = { rows: null };
+      if (!beforeCommit(trx, async () => { written.rows = await insertEvents(trx, batch, this.#relayAfter(outbox)); })) return false;
+      afterCommit(trx, () => this.#send(batch, written.rows));
+      this.#staged.set(trx, batch);
+      staged = batch;
+    }
+    staged.push(...events);
+    return true;
+  }
+
+  /** The send right after commit. `rows` maps event ids to their outbox rows (null without an outbox): a row is
+   * deleted once the Queue took its event; one whose send failed stays for the relay. */
+  #send(events: ActionEvent[], rows: Map<string, string> | null): void {
+    const queue = this.#queue;
+    if (!queue || (rows && !this.#outbox?.sendAfterCommit)) return;
+    const pause = this.#outbox?.pauseBeforeSendMs ?? 0;
+    this.#track((async () => {
+      if (pause > 0) await new Promise((resolve) => setTimeout(resolve, pause));
+      await Promise.all(events.map((e) => queue.send({ id: e.id, type: ACTION_MESSAGE, body: e }).then(() => {
+        const row = rows?.get(e.id);
+        if (row) this.#pruneLater(row);
+      }, (err: unknown) => {
+        console.error(`events: could not enqueue ${e.event} ${e.id}${rows ? ' (the relay sends it later)' : ''}:`, err);
+      })));
+    })());
+  }
+
+  /** Sent rows are deleted in batches: those that come in while a delete runs go with the next one. */
+  #pruneLater(row: string): void {
+    this.#delivered.push(row);
+    if (!this.#pruning) this.#prune();
+  }
+
+  #prune(): void {
+    const ids = this.#delivered;
+    this.#delivered = [];
+    const db = this.#outbox?.db;
+    if (!db || ids.length === 0) return;
+    const pruning = deleteEvents(db, ids).catch((err: unknown) => {
+      // The relay sends them again after the grace period; handlers that ran are skipped by event id.
+      console.error(`events: could not delete ${ids.length} sent outbox row(s):`, (err as Error).message);
+    }).finally(() => {
+      this.#pruning = null;
+      if (this.#delivered.length) this.#prune();
+    });
+    this.#pruning = pruning;
+    this.#track(pruning);
+  }
+
+  #track(work: Promise<void>): void {
+    this.#inflight.add(work);
+    void work.finally(() => this.#inflight.delete(work));
+  }
+
+  /** Resolves once every action event emitted so far is recorded and, where this process sends, handed to the
+   * queue and its row deleted (Lambda awaits this before it answers: it records and leaves sending to the relay). */
   async drain(): Promise<void> {
     while (this.#inflight.size) await Promise.allSettled([...this.#inflight]);
   }

@@ -1,15 +1,36 @@
-/** The per-process schema overview, validated on every request against a version number kept in the
- * shared store. A change anywhere bumps the version, so every process reloads on its next request. */
+/** The per-process schema overview, validated on every request against a version kept in the shared store. A
+ * change anywhere bumps the version, so every process reloads on its next request.
+ *
+ * The version is a pair, `{epoch}:{counter}`: the epoch is a random id set once (SET NX) beside the counter. A Redis
+ * that restarts without persistence loses both; the counter then starts again from 0 and could climb back to a
+ * number some process has cached (with a permission revoked since), but the epoch is new, so the pair differs and
+ * every process reloads everything. */
+import { randomUUID } from 'node:crypto';
 import type { Executor } from '../db/database.ts';
 import type { SharedStore } from '../store/shared-store.ts';
 import { loadSchemaOverview } from './load.ts';
 import type { SchemaOverview } from './types.ts';
 
 const VERSION_KEY = 'schema:version';
+const EPOCH_KEY = 'schema:epoch';
 /** While the shared store is unreachable a process cannot hear of other processes' changes (a suspended user, a
  * revoked permission): its overview and the access caches keyed on the version are reloaded from the database
  * this often, so what it missed takes effect within this bound. */
 const OFFLINE_RELOAD_MS = 5000;
+
+/** An epoch names when the store began remembering: `{ms since 1970}.{random id}`. What the store held before
+ * (access-token cut-offs, stopped impersonations) is gone for anything older (core/auth/token-cutoff.ts). */
+function newEpoch(): string {
+  return `${Date.now()}.${randomUUID()}`;
+}
+
+/** The time (ms) the epoch of `version` began, or null for a version without one (the store unreachable). */
+export function epochStartedAt(version: string): number | null {
+  const dot = version.indexOf('.');
+  if (dot <= 0 || dot > 15) return null;
+  const ms = Number(version.slice(0, dot));
+  return Number.isSafeInteger(ms) ? ms : null;
+}
 
 export class SchemaCache {
   #schema: SchemaOverview | null = null;
@@ -36,7 +57,8 @@ export class SchemaCache {
   async invalidate(): Promise<SchemaOverview> {
     let version: string;
     try {
-      version = String(await this.store.incr(VERSION_KEY));
+      await this.store.incr(VERSION_KEY);
+      version = await this.#storedVersion();
     } catch {
       // The change has committed: this process reloads now and announces it when the store answers again.
       this.#unannounced = true;
@@ -55,7 +77,7 @@ export class SchemaCache {
         await this.store.incr(VERSION_KEY);
         this.#unannounced = false;
       }
-      const version = (await this.store.get(VERSION_KEY)) ?? '0';
+      const version = await this.#storedVersion();
       if (this.#missed) {
         // The version may equal the one from before the outage although a change was made meanwhile: reload.
         this.#missed = false;
@@ -66,6 +88,13 @@ export class SchemaCache {
       this.#missed = true;
       return `offline-${Math.floor(Date.now() / OFFLINE_RELOAD_MS)}`;
     }
+  }
+
+  /** The pair as the store holds it (epoch and counter read at one instant); a store without an epoch (new, or
+   * restarted empty) gets one. Throws when the store cannot be reached. */
+  async #storedVersion(): Promise<string> {
+    const [epoch, counter] = await this.store.getMany([EPOCH_KEY, VERSION_KEY]);
+    return `${epoch ?? await this.store.setIfAbsent(EPOCH_KEY, newEpoch())}:${counter ?? '0'}`;
   }
 
   #checkedVersion(): Promise<string> {

@@ -84,6 +84,10 @@ const SYSTEM_SPECIALS: Record<string, string[]> = {
  * themselves and short-lived or internal state. */
 const UNTRACKED_SYSTEM = new Set(['svc_activity', 'svc_revisions', 'svc_sessions', 'svc_notify_delivery_events', 'svc_notify_logs']);
 
+/** System tables that are no collection at all, for no API to read: the action-event outbox holds write payloads
+ * (a user's static token among them) on their way to the Queue; core/events/outbox.ts alone reads it. */
+const INTERNAL_TABLES = new Set(['svc_event_outbox']);
+
 function systemAccountability(table: string): CollectionOverview['accountability'] {
   return UNTRACKED_SYSTEM.has(table) ? null : 'all';
 }
@@ -123,6 +127,7 @@ export async function loadSchemaOverview(ex: Executor, version: string): Promise
   for (const col of columns) {
     const isSystem = col.table_name.startsWith('svc_');
     if (!isSystem && !meta.has(col.table_name)) continue; // tables we do not manage stay invisible
+    if (INTERNAL_TABLES.has(col.table_name)) continue;
     let collection = collections[col.table_name];
     if (!collection) {
       const m = meta.get(col.table_name);

@@ -4,12 +4,23 @@
  * Credentials: `accessKey` + `secretKey` when the provider record has them; without them the AWS SDK's default chain
  * (AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY, a shared profile, the ECS task role, the Lambda execution role, EC2
  * instance metadata), as infra/ deploys it. The SDK (client-s3, lib-storage) is imported on the first operation, not
- * with this module: a process that never touches an objectstore (a Lambda cold start) does not load it. */
+ * with this module: a process that never touches an objectstore (a Lambda cold start) does not load it.
+ *
+ * An unreachable store is bounded in time and answered as such (core/storage/unavailable.ts): a connection within
+ * OBJECTSTORE_CONNECT_TIMEOUT_MS, the headers of an answer within OBJECTSTORE_ANSWER_TIMEOUT_MS (reads, stats,
+ * deletes, lists; the body of a read then streams at the reader's pace), a part sent and answered within
+ * OBJECTSTORE_TRANSFER_TIMEOUT_MS, one retry; then 503 SERVICE_UNAVAILABLE instead of a 500 or a hang. */
 import type { S3Client, S3ClientConfig, ServerSideEncryption } from '@aws-sdk/client-s3';
 import type { Readable } from 'node:stream';
 import { NotFoundError, ServiceUnavailableError } from '../errors.ts';
 import type { ByteRange, StorageDriver, StoredObject } from './driver.ts';
 import { assertStorageKey } from './keys.ts';
+import { OBJECTSTORE_ANSWER_TIMEOUT_MS, OBJECTSTORE_MAX_ATTEMPTS, objectstoreRequestHandler, objectstoreUnavailable } from './unavailable.ts';
+
+/** The parts of a multipart write (S3's minimum). */
+const PART_SIZE = 5 * 1024 * 1024;
+/** Per call options of the calls without a request body: their answer is due sooner than a transfer's. */
+const ANSWER = { requestTimeout: OBJECTSTORE_ANSWER_TIMEOUT_MS };
 
 export interface ObjectstoreOptions {
   bucket: string;
@@ -53,11 +64,14 @@ function isMissing(err: unknown): boolean {
   return e?.name === 'NoSuchKey' || e?.name === 'NotFound' || e?.$metadata?.httpStatusCode === 404;
 }
 
-/** Counts the bytes passing through, for the size the write resolves with. */
-function counted(data: Readable): { body: Readable; bytes: () => number } {
+/** Counts the bytes passing through, for the size the write resolves with; notes whether the source failed (its
+ * error is then the request's, not the store's). */
+function counted(data: Readable): { body: Readable; bytes: () => number; failed: () => boolean } {
   let n = 0;
+  let failed = false;
   data.on('data', (chunk: Buffer) => { n += chunk.length; });
-  return { body: data, bytes: () => n };
+  data.once('error', () => { failed = true; });
+  return { body: data, bytes: () => n, failed: () => failed };
 }
 
 export class ObjectstoreDriver implements StorageDriver {
@@ -77,6 +91,8 @@ export class ObjectstoreDriver implements StorageDriver {
       ...(opts.accessKey && opts.secretKey ? { credentials: { accessKeyId: opts.accessKey, secretAccessKey: opts.secretKey } } : {}),
       ...(opts.endpoint ? { endpoint: opts.endpoint } : {}),
       forcePathStyle: opts.forcePathStyle ?? false,
+      requestHandler: objectstoreRequestHandler(PART_SIZE),
+      maxAttempts: OBJECTSTORE_MAX_ATTEMPTS,
     };
   }
 
@@ -93,7 +109,7 @@ export class ObjectstoreDriver implements StorageDriver {
     try {
       return await call(client, s3);
     } catch (err) {
-      throw credentialsMissing(err, this.#opts.bucket);
+      throw objectstoreUnavailable(credentialsMissing(err, this.#opts.bucket), this.#opts.bucket);
     }
   }
 
@@ -110,7 +126,7 @@ export class ObjectstoreDriver implements StorageDriver {
     try {
       const res = await this.#run((client, s3) => client.send(new s3.GetObjectCommand({
         Bucket: this.#opts.bucket, Key: this.objectKey(key), ...(range ? { Range: `bytes=${range.start}-${range.end}` } : {}),
-      })));
+      }), ANSWER));
       return res.Body as Readable;
     } catch (err) {
       if (isMissing(err)) throw new NotFoundError();
@@ -121,7 +137,7 @@ export class ObjectstoreDriver implements StorageDriver {
   async write(key: string, data: Readable, type?: string): Promise<number> {
     const [client, { storage }] = await Promise.all([this.client(), loadSdk()]);
     // Counting starts the flow of `data`: only once the upload is there to read it.
-    const { body, bytes } = counted(data);
+    const { body, bytes, failed } = counted(data);
     const upload = new storage.Upload({
       client,
       params: {
@@ -133,7 +149,7 @@ export class ObjectstoreDriver implements StorageDriver {
         ...(this.#opts.serverSideEncryption ? { ServerSideEncryption: this.#opts.serverSideEncryption as ServerSideEncryption } : {}),
       },
       queueSize: 2,
-      partSize: 5 * 1024 * 1024,
+      partSize: PART_SIZE,
       leavePartsOnError: false,
     });
     try {
@@ -142,14 +158,15 @@ export class ObjectstoreDriver implements StorageDriver {
       // A source stream that failed mid-way: make sure nothing half-written stays (single-part uploads are
       // atomic already; multipart ones are aborted by the Upload helper).
       await this.delete(key).catch(() => {});
-      throw credentialsMissing(err, this.#opts.bucket);
+      const reported = credentialsMissing(err, this.#opts.bucket);
+      throw failed() ? reported : objectstoreUnavailable(reported, this.#opts.bucket, true);
     }
     return bytes();
   }
 
   async stat(key: string): Promise<StoredObject | null> {
     try {
-      const res = await this.#run((client, s3) => client.send(new s3.HeadObjectCommand({ Bucket: this.#opts.bucket, Key: this.objectKey(key) })));
+      const res = await this.#run((client, s3) => client.send(new s3.HeadObjectCommand({ Bucket: this.#opts.bucket, Key: this.objectKey(key) }), ANSWER));
       return { size: Number(res.ContentLength ?? 0), modified: res.LastModified ?? new Date(0) };
     } catch (err) {
       if (isMissing(err)) return null;
@@ -158,7 +175,7 @@ export class ObjectstoreDriver implements StorageDriver {
   }
 
   async delete(key: string): Promise<void> {
-    await this.#run((client, s3) => client.send(new s3.DeleteObjectCommand({ Bucket: this.#opts.bucket, Key: this.objectKey(key) })));
+    await this.#run((client, s3) => client.send(new s3.DeleteObjectCommand({ Bucket: this.#opts.bucket, Key: this.objectKey(key) }), ANSWER));
   }
 
   async *list(prefix: string): AsyncIterable<string> {
@@ -166,7 +183,7 @@ export class ObjectstoreDriver implements StorageDriver {
     do {
       const res = await this.#run((client, s3) => client.send(new s3.ListObjectsV2Command({
         Bucket: this.#opts.bucket, Prefix: this.#prefix + prefix, ContinuationToken: token,
-      })));
+      }), ANSWER));
       for (const o of res.Contents ?? []) if (o.Key) yield o.Key.slice(this.#prefix.length);
       token = res.IsTruncated ? res.NextContinuationToken : undefined;
     } while (token);

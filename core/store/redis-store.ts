@@ -49,6 +49,20 @@ export class RedisStore implements SharedStore {
     return unavailableOnFailure(this.client.get(this.#prefix + key));
   }
 
+  async getMany(keys: readonly string[]): Promise<Array<string | null>> {
+    if (keys.length === 0) return [];
+    return unavailableOnFailure(this.client.mget(keys.map((key) => this.#prefix + key)));
+  }
+
+  async setIfAbsent(key: string, value: string): Promise<string> {
+    // One atomic transaction (SET NX, then GET), which unlike SET NX GET also works before Redis 7.
+    const res = await unavailableOnFailure(this.client.multi().set(this.#prefix + key, value, 'NX').get(this.#prefix + key).exec());
+    const [err, stored] = res?.[1] ?? [new Error('redis transaction failed'), null];
+    if (err) throw new ServiceUnavailableError('Shared store unavailable, try again.', err.message);
+    if (typeof stored !== 'string') throw new ServiceUnavailableError('Shared store unavailable, try again.', 'the key vanished after SET NX');
+    return stored;
+  }
+
   async set(key: string, value: string, ttlMs?: number): Promise<void> {
     if (ttlMs) await unavailableOnFailure(this.client.set(this.#prefix + key, value, 'PX', ttlMs));
     else await unavailableOnFailure(this.client.set(this.#prefix + key, value));

@@ -3,6 +3,10 @@
 export interface SharedStore {
   readonly kind: 'memory' | 'redis';
   get(key: string): Promise<string | null>;
+  /** The values of several keys read at one instant (null for a missing key), in the order given. */
+  getMany(keys: readonly string[]): Promise<Array<string | null>>;
+  /** Stores `value` unless the key holds one already (SET NX); returns what the key holds afterwards. */
+  setIfAbsent(key: string, value: string): Promise<string>;
   set(key: string, value: string, ttlMs?: number): Promise<void>;
   /** Atomically increments an integer counter and returns the new value; `ttlMs` sets its expiry when the
    * counter is created (a running counter keeps the expiry of its first increment). */
@@ -30,6 +34,17 @@ export class MemoryStore implements SharedStore {
       return null;
     }
     return entry.value;
+  }
+
+  async getMany(keys: readonly string[]): Promise<Array<string | null>> {
+    return keys.map((key) => this.#read(key));
+  }
+
+  async setIfAbsent(key: string, value: string): Promise<string> {
+    const current = this.#read(key);
+    if (current !== null) return current;
+    this.#values.set(key, { value, expires: 0 });
+    return value;
   }
 
   async set(key: string, value: string, ttlMs?: number): Promise<void> {

@@ -9,6 +9,7 @@ import type { ConfigPort, DatabasePort, SchemaPort } from '../ports.ts';
 import { ObjectstoreDriver } from '../storage/objectstore.ts';
 import type { StoragePort } from '../storage/registry.ts';
 import type { RecordedPartsS3Store, PartLog, UploadedPart } from './s3-store.ts';
+import { abandonUpload, findUpload } from './uploads.ts';
 
 /** The part list of S3 uploads, kept in svc_files.tus_data.parts (appended atomically, one statement each). */
 export function rowPartLog(services: DatabasePort): PartLog {
@@ -54,8 +55,18 @@ export class ProviderStores extends DataStore {
     return this.storeFor(storage);
   }
 
+  /** The row is made first (onUploadCreate); when the store then fails (a bucket out of reach) the row goes too, so
+   * the client, told to try again, begins anew and no incomplete upload waits for its expiry. */
   override async create(upload: Upload): Promise<Upload> {
-    return (await this.storeOf(upload.id)).create(upload);
+    const store = await this.storeOf(upload.id);
+    try {
+      return await store.create(upload);
+    } catch (err) {
+      const db = this.services.database.db;
+      const row = await findUpload(db, upload.id).catch(() => null);
+      if (row) await abandonUpload(db, row).catch(() => {});
+      throw err;
+    }
   }
 
   override async write(stream: Readable, id: string, offset: number): Promise<number> {

@@ -1,6 +1,7 @@
 /** The Hono app both halves start from, in this order: the error envelope; HTTP metrics (METRICS_ENABLED,
  * functions/http/metrics-middleware.ts; outermost, so shed and refused requests are counted too); the pressure
- * limiter (PRESSURE_LIMITER_ENABLED, functions/http/pressure.ts; before authentication so shedding is cheap);
+ * limiter (PRESSURE_ENABLED: admission and backstops, functions/http/pressure.ts; before authentication and body
+ * parsing so shedding is cheap; one admission gate per app, and a process serves one app);
  * services in context, rate limiting and authentication (functions/http/rate-limit.ts, imported by the first
  * request; plain authentication when RATE_LIMITER_ENABLED=false). A switched-off feature installs no middleware
  * and loads no module. */
@@ -13,6 +14,7 @@ import { authenticateRequest, carriesToken } from './authenticate.ts';
 import { requireAuthOnAuthRoutes } from './auth-required.ts';
 import { metricsMiddleware } from './metrics-middleware.ts';
 import { pressureLimiter } from './pressure.ts';
+import { AdmissionGate } from '../../core/pressure/admission.ts';
 
 /** Paths that, called without a credential, answer without resolving the Public role (so a health check never
  * needs the database). A credential is checked on them like anywhere else (SPEC.md > Authentication 3). */
@@ -22,7 +24,13 @@ export function createBaseApp(services: Services): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   installErrorHandling(app, services.config);
   if (services.metrics) app.use('*', metricsMiddleware(services.metrics));
-  if (services.pressure) app.use('*', pressureLimiter(services.pressure, services.config));
+  const { pressure } = services.config;
+  if (pressure.enabled) {
+    const gate = pressure.admissionConcurrency > 0
+      ? new AdmissionGate({ concurrency: pressure.admissionConcurrency, queue: pressure.admissionQueue, maxWaitMs: pressure.admissionMaxWaitMs })
+      : null;
+    app.use('*', pressureLimiter(services.pressure, gate, services.config));
+  }
   const authenticate: MiddlewareHandler<AppEnv> = async (c, next) => {
     if (ANONYMOUS_WITHOUT_LOOKUP.has(c.req.path) && !carriesToken(c)) return next();
     return authenticateRequest(c, next);

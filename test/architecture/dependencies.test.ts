@@ -26,6 +26,9 @@ const LAYERS: readonly (readonly string[])[] = [
   // Plumbing: database, shared store, queue, mail transport, cron, metrics, load sampler, and the lazy loader of the
   // image library (assets/load-sharp), which file metadata uses too.
   ['db', 'store', 'queue', 'mail', 'schedule', 'metrics', 'pressure', 'assets/load-sharp'],
+  // Backups of the embedded engine: the database's dump and the local storage root's files, read from the db port and
+  // the paths of the configuration only.
+  ['backup'],
   // What every service call carries (executor, schema overview, accountability, bus).
   ['context'],
   // The owner of svc_users' statements (core/users/table.ts): auth, access, workflow and notify read users through it.

@@ -93,7 +93,7 @@ export async function runAssetBench(keys: readonly string[], settings: AssetBenc
       name: 'service-assets', cwd: root, script: 'container/main.ts', port: SERVICE_PORT,
       env: {
         DATABASE_URL: dbUrl, ADMIN_EMAIL: email, ADMIN_PASSWORD: password, SECRET: randomBytes(32).toString('hex'),
-        LOG_LEVEL: 'warn', NODE_ENV: 'production', RATE_LIMITER_ENABLED: 'false', PRESSURE_ENABLED: 'false',
+        LOG_LEVEL: 'warn', NODE_ENV: 'production', RATE_LIMITER_ENABLED: 'false',
         ACCESS_TOKEN_TTL: '12h', STORAGE_LOCAL_ROOT: storage,
       },
     });

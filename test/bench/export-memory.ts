@@ -144,7 +144,7 @@ async function bench(): Promise<void> {
       name: 'export-memory', cwd: root, script: 'container/main.ts', port: 8064,
       env: {
         DATA_DIR: join(dir, 'data'), STORAGE_LOCAL_ROOT: join(dir, 'uploads'), ADMIN_PASSWORD: password,
-        RATE_LIMITER_ENABLED: 'false', PRESSURE_LIMITER_ENABLED: 'false', LOG_LEVEL: 'error',
+        RATE_LIMITER_ENABLED: 'false', LOG_LEVEL: 'error',
         DATABASE_URL: dbUrl.toString(), SECRET: 'bench-export-secret-bench-export-secret',
         ...(process.env.EXPORT_BATCH_SIZE ? { EXPORT_BATCH_SIZE: process.env.EXPORT_BATCH_SIZE } : {}),
       },

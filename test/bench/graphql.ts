@@ -65,7 +65,7 @@ export async function runGraphqlBench(settings: GraphqlBenchSettings): Promise<v
       name: 'service-graphql', cwd: root, script: 'container/main.ts', port: PORT,
       env: {
         DATABASE_URL: dbUrl, ADMIN_EMAIL: email, ADMIN_PASSWORD: password, SECRET: randomBytes(32).toString('hex'),
-        LOG_LEVEL: 'warn', NODE_ENV: 'production', RATE_LIMITER_ENABLED: 'false', PRESSURE_ENABLED: 'false', PRESSURE_LIMITER_ENABLED: 'false',
+        LOG_LEVEL: 'warn', NODE_ENV: 'production', RATE_LIMITER_ENABLED: 'false',
       },
     });
     started.push(service);

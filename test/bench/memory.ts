@@ -118,9 +118,7 @@ async function measure(mode: 'embedded' | 'postgres', viaNpm: boolean, label: st
   const database = `svc_bench_memory_${process.pid}`;
   const env: Record<string, string> = {
     ...process.env as Record<string, string>, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, ADMIN_EMAIL, ADMIN_PASSWORD,
-    LOG_LEVEL: 'warn', NODE_ENV: 'production', RATE_LIMITER_ENABLED: 'false',
-    // The machine is shared and loaded: the event-loop pressure guard would answer 503 to a warm-up request.
-    PRESSURE_ENABLED: 'false', ...extraEnv,
+    LOG_LEVEL: 'warn', NODE_ENV: 'production', RATE_LIMITER_ENABLED: 'false', ...extraEnv,
   };
   delete env.DATABASE_URL;
   if (mode === 'postgres') {

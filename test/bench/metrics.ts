@@ -132,7 +132,7 @@ async function main(): Promise<void> {
   try {
     const env = (metrics: boolean) => ({
       DATABASE_URL: dbUrl, ADMIN_EMAIL: email, ADMIN_PASSWORD: password, SECRET: secret, LOG_LEVEL: 'warn', NODE_ENV: 'production',
-      RATE_LIMITER_ENABLED: 'false', PRESSURE_ENABLED: 'false', ACCESS_TOKEN_TTL: '12h', METRICS_ENABLED: String(metrics),
+      RATE_LIMITER_ENABLED: 'false', ACCESS_TOKEN_TTL: '12h', METRICS_ENABLED: String(metrics),
     });
     // The first process migrates, bootstraps and seeds; the second starts on the seeded database (each process
     // caches the schema in memory: no shared store here).

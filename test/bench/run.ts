@@ -425,7 +425,6 @@ async function mainItems() {
             RATE_LIMITER_USER_POINTS: '100000000', RATE_LIMITER_SERVICE_POINTS: '100000000', RATE_LIMITER_LOGIN_POINTS: '100000000',
           }
           : { RATE_LIMITER_ENABLED: 'false' }),
-        PRESSURE_ENABLED: 'false',
         ACCESS_TOKEN_TTL: '12h',
         MAX_PAYLOAD_SIZE: '8mb',
       },

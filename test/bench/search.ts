@@ -123,7 +123,7 @@ async function main(): Promise<void> {
       name: 'search-service', cwd: root, script: 'container/main.ts', port: await freePort(),
       env: {
         DATABASE_URL: url, DB_POOL_MAX: '10', ADMIN_EMAIL, ADMIN_PASSWORD, SECRET: randomBytes(32).toString('hex'),
-        LOG_LEVEL: 'warn', NODE_ENV: 'production', RATE_LIMITER_ENABLED: 'false', PRESSURE_ENABLED: 'false', ACCESS_TOKEN_TTL: '12h',
+        LOG_LEVEL: 'warn', NODE_ENV: 'production', RATE_LIMITER_ENABLED: 'false', ACCESS_TOKEN_TTL: '12h',
       },
     });
     started.push(service);

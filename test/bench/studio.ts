@@ -473,8 +473,7 @@ async function main(): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), 'svc-studio-bench-'));
   const env: Record<string, string> = {
     DATA_DIR: dataDir, ADMIN_EMAIL, ADMIN_PASSWORD, PUBLIC_URL: base, LOG_LEVEL: 'warn', RATE_LIMITER_ENABLED: 'false',
-    // The machine is shared and loaded: the event-loop pressure guard would answer 503 now and then.
-    PRESSURE_ENABLED: 'false', DATABASE_URL: '',
+    DATABASE_URL: '',
   };
   if (PG_ADMIN_URL) {
     await query(PG_ADMIN_URL, `drop database if exists ${DB_NAME} with (force)`);

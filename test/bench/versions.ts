@@ -108,7 +108,7 @@ export async function runVersionBench(keys: readonly string[], settings: Version
       name: 'service-versions', cwd: root, script: 'container/main.ts', port: PORT,
       env: {
         DATABASE_URL: dbUrl, ADMIN_EMAIL: email, ADMIN_PASSWORD: password, SECRET: randomBytes(32).toString('hex'),
-        LOG_LEVEL: 'warn', NODE_ENV: 'production', RATE_LIMITER_ENABLED: 'false', PRESSURE_ENABLED: 'false', ACCESS_TOKEN_TTL: '12h',
+        LOG_LEVEL: 'warn', NODE_ENV: 'production', RATE_LIMITER_ENABLED: 'false', ACCESS_TOKEN_TTL: '12h',
       },
     });
     started.push(service);

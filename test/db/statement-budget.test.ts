@@ -3,6 +3,8 @@
  * budget costs no statement per request. The embedded engine can't cancel a statement, so the `_regex` forms whose
  * cost has no useful bound (backreferences, lookaround, nested repetition) are refused with 400 on both engines, and
  * /server/ping keeps answering while such a request is made. */
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, run } from '../../core/db/database.ts';
@@ -107,10 +109,13 @@ describe('_regex patterns whose cost has no useful bound are refused (400) befor
 
 describe.skipIf(!PG_URL)('on a Postgres server', () => {
   const BUDGET_MS = 300;
+  const IDLE_MS = 1000;
   let t: Awaited<ReturnType<typeof createTestApp>>;
   let side: pg.Client;
   beforeAll(async () => {
-    t = await createTestApp({ env: { DB_STATEMENT_TIMEOUT: `${BUDGET_MS}ms`, DB_LONG_STATEMENT_TIMEOUT: '60s' } });
+    t = await createTestApp({
+      env: { DB_STATEMENT_TIMEOUT: `${BUDGET_MS}ms`, DB_LONG_STATEMENT_TIMEOUT: '60s', DB_IDLE_IN_TRANSACTION_TIMEOUT: `${IDLE_MS}ms` },
+    });
     side = new pg.Client({ connectionString: t.database.url! });
     await side.connect();
     await createCollection(t, 'big', [{ field: 'body', type: 'text' }]);
@@ -146,13 +151,41 @@ describe.skipIf(!PG_URL)('on a Postgres server', () => {
     expect(row.statement_timeout).toBe(`${BUDGET_MS}ms`);
   });
 
+  it('gives every pooled connection the idle budget as its idle_in_transaction_session_timeout', async () => {
+    const [row] = await run<{ idle_in_transaction_session_timeout: string }>(t.services.database.db, 'show idle_in_transaction_session_timeout');
+    expect(row.idle_in_transaction_session_timeout).toBe(`${IDLE_MS / 1000}s`);
+  });
+
+  it('lets an import whose upload pauses longer than the idle budget finish: the long budget covers its idle time too', async () => {
+    const encoder = new TextEncoder();
+    const body = new ReadableStream<Uint8Array>({
+      async start(controller) {
+        controller.enqueue(encoder.encode('title\npaused 1\n'));
+        // The import's transaction is open meanwhile, waiting for the rest of the upload.
+        await new Promise((r) => setTimeout(r, IDLE_MS * 2.5));
+        controller.enqueue(encoder.encode('paused 2\n'));
+        controller.close();
+      },
+    });
+    const res = await t.app.request('/utils/import/locked', {
+      method: 'POST', body, duplex: 'half',
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'text/csv' },
+    } as RequestInit);
+    expect(res.status, await res.clone().text()).toBe(200);
+    const [row] = await run<{ n: number }>(t.services.database.db, "select count(*)::int as n from locked where title like 'paused %'");
+    expect(row.n).toBe(2);
+    const shows = await Promise.all(Array.from({ length: 5 }, () => run<{ v: string }>(t.services.database.db, 'select current_setting($1) as v', ['idle_in_transaction_session_timeout'])));
+    expect(shows.map(([r]) => r.v)).toEqual(Array(5).fill(`${IDLE_MS / 1000}s`));
+  });
+
   it('cancels a slow read at the budget: 503 SERVICE_UNAVAILABLE with Retry-After and a clear message, no driver text', async () => {
     const started = Date.now();
     const res = await t.req('GET', `/items/big?${SLOW_FILTER}&fields=id`, undefined, { token: 'reader' });
     const ms = Date.now() - started;
     expect(res.status).toBe(503);
     expect(res.body.errors).toEqual([{
-      message: 'The query took longer than the time budget of a statement and was cancelled.',
+      message: 'The request took too long in the database and was cancelled; nothing was changed. '
+        + 'Try again later, or ask for less (a narrower filter, fewer rows or fields).',
       extensions: { code: 'SERVICE_UNAVAILABLE' },
     }]);
     expect(res.headers.get('retry-after')).toMatch(/^\d+$/);
@@ -160,6 +193,15 @@ describe.skipIf(!PG_URL)('on a Postgres server', () => {
     expect(ms).toBeLessThan(1500);
     // The pool's connection is fine afterwards.
     expect((await t.req('GET', '/items/big?limit=1&fields=id', undefined, { token: 'reader' })).status).toBe(200);
+  });
+
+  it('cancels a slow GraphQL query at the budget with the same message', async () => {
+    const query = 'query { big(filter: { body: { _regex: "a[ab]{250}[ab]{250}[ab]{240}c" } }) { id } }';
+    const started = Date.now();
+    const res = await t.req('POST', '/graphql', { query }, { token: 'reader' });
+    expect(Date.now() - started).toBeLessThan(1500);
+    expect(res.body.errors?.[0]?.extensions?.code, JSON.stringify(res.body)).toBe('SERVICE_UNAVAILABLE');
+    expect(res.body.errors[0].message).toMatch(/^The request took too long in the database and was cancelled; nothing was changed\./);
   });
 
   it('cancels a statement waiting for a lock at the budget, not when the lock is released', async () => {
@@ -247,7 +289,7 @@ describe.skipIf(!PG_URL)('on a Postgres server', () => {
     expect(seen.filter((sql) => /statement_timeout/i.test(sql))).toEqual([]);
   });
 
-  it('runs migrations without the budget, e.g. while another process holds the migration lock', async () => {
+  it('runs migrations without the budgets, e.g. while another process holds the migration lock', async () => {
     const name = `svc_budget_${process.pid}_${Date.now()}`;
     const admin = new pg.Client({ connectionString: PG_URL });
     await admin.connect();
@@ -255,7 +297,7 @@ describe.skipIf(!PG_URL)('on a Postgres server', () => {
     const url = withDatabase(PG_URL!, name);
     const holder = new pg.Client({ connectionString: url });
     await holder.connect();
-    const database = await openDatabase({ databaseUrl: url, poolMax: 2, statementTimeoutMs: 200 });
+    const database = await openDatabase({ databaseUrl: url, poolMax: 2, statementTimeoutMs: 200, idleInTransactionTimeoutMs: 700 });
     try {
       // Kysely's migration lock (an advisory lock), as a process migrating at the same moment holds it.
       await holder.query("select pg_advisory_lock('3853314791062309107'::bigint)");
@@ -269,11 +311,37 @@ describe.skipIf(!PG_URL)('on a Postgres server', () => {
       expect(row.n).toBeGreaterThan(0);
       const [show] = await run<{ statement_timeout: string }>(database.db, 'show statement_timeout');
       expect(show.statement_timeout).toBe('200ms');
+      const [idle] = await run<{ idle_in_transaction_session_timeout: string }>(database.db, 'show idle_in_transaction_session_timeout');
+      expect(idle.idle_in_transaction_session_timeout).toBe('700ms');
     } finally {
       await database.close();
       await holder.end();
       await admin.query(`drop database if exists ${name} with (force)`);
       await admin.end();
     }
+  });
+});
+
+describe('only migrations run without a budget', () => {
+  const ROOT = resolve(import.meta.dirname, '../..');
+  const walk = (dir: string): string[] => readdirSync(join(ROOT, dir), { withFileTypes: true }).flatMap((e) => {
+    const path = `${dir}/${e.name}`;
+    return e.isDirectory() ? walk(path) : path.endsWith('.ts') ? [path] : [];
+  });
+  const sources = ['core', 'functions', 'container'].flatMap((dir) => walk(dir));
+  const matching = (re: RegExp) => sources.filter((f) => re.test(readFileSync(join(ROOT, f), 'utf8'))).sort();
+
+  it('opens database connections only through the pool, whose connections start with the budgets', () => {
+    expect(matching(/new\s+(pg\.)?(Pool|Client)\s*\(/)).toEqual(['core/db/pg-driver.ts']);
+    expect(matching(/\bcreatePool\s*\(/)).toEqual(['core/db/database.ts', 'core/db/pg-driver.ts']);
+  });
+
+  it('changes statement_timeout or idle_in_transaction_session_timeout only in core/db/statement-budget.ts', () => {
+    expect(matching(/(\bset\b|\breset\b|set_config\s*\(\s*')\s*(local\s+)?(statement_timeout|idle_in_transaction_session_timeout)/i))
+      .toEqual(['core/db/statement-budget.ts']);
+  });
+
+  it('gives no budget (0) only to migrations', () => {
+    expect(matching(/onSessionWithTimeout\([^,]+,\s*0\s*,/)).toEqual(['core/db/migrate.ts']);
   });
 });

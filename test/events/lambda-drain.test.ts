@@ -1,12 +1,12 @@
 /** The Lambda entry answers only once the action events of the request are in the queue: Lambda freezes the
  * instance after the response, and a send still in flight then would be lost although the change was acknowledged. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
+import type { Context } from 'aws-lambda';
 import type { Queue, QueueMessage } from '../../core/queue/queue.ts';
 import { createLambdaHandler } from '../../functions/lambda.ts';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
 import { createContentModel } from '../helpers/fixtures.ts';
-import { ADMIN_TOKEN } from '../helpers/template.ts';
+import { jsonEvent } from '../helpers/lambda-event.ts';
 import { run } from '../../core/db/database.ts';
 
 /** A queue as slow as a remote one: a send takes 200 ms to be acknowledged. */
@@ -34,28 +34,11 @@ beforeAll(async () => {
 });
 afterAll(async () => { await t.close(); });
 
-function event(method: string, path: string, body: unknown): APIGatewayProxyEventV2 {
-  const text = JSON.stringify(body);
-  return {
-    version: '2.0', routeKey: '$default', rawPath: path, rawQueryString: '',
-    headers: {
-      host: 'abc123.execute-api.eu-west-1.amazonaws.com', 'content-type': 'application/json',
-      'content-length': String(Buffer.byteLength(text)), authorization: `Bearer ${ADMIN_TOKEN}`,
-    },
-    requestContext: {
-      accountId: '123456789012', apiId: 'abc123', domainName: 'abc123.execute-api.eu-west-1.amazonaws.com', domainPrefix: 'abc123',
-      http: { method, path, protocol: 'HTTP/1.1', sourceIp: '198.51.100.7', userAgent: 'lambda-test/1.0' },
-      requestId: 'req', routeKey: '$default', stage: '$default', time: '10/Mar/2026:10:00:00 +0000', timeEpoch: 1773136800000,
-    },
-    body: text, isBase64Encoded: false,
-  };
-}
-
 describe('Lambda handler and action events', () => {
   it('returns after the events of the change are acknowledged by the queue', async () => {
     const handler = createLambdaHandler(t.services);
     const context = { functionName: 'svc-functions', awsRequestId: 'req-1' } as unknown as Context;
-    const res = await handler(event('POST', '/items/authors', { name: 'Lambda' }) as never, context as never) as { statusCode: number; body: string };
+    const res = await handler(jsonEvent('POST', '/items/authors', { name: 'Lambda' }) as never, context as never) as { statusCode: number; body: string };
     expect(res.statusCode).toBe(200);
     const key = JSON.parse(res.body).data;
     expect(queue.acknowledged.map((m) => (m.body as { event: string }).event).sort()).toEqual(['authors.items.create', 'items.create']);
@@ -67,7 +50,7 @@ describe('Lambda handler and action events', () => {
     const context = { functionName: 'svc-functions', awsRequestId: 'req-2' } as unknown as Context;
     const [role] = await run<{ id: string }>(t.services.database.db, 'select id from svc_roles limit 1');
     const before = queue.acknowledged.length;
-    const res = await handler(event('POST', '/users/invite', { email: 'lambda-invite@example.com', role: role.id }) as never, context as never) as { statusCode: number; body: string };
+    const res = await handler(jsonEvent('POST', '/users/invite', { email: 'lambda-invite@example.com', role: role.id }) as never, context as never) as { statusCode: number; body: string };
     expect(res.statusCode, res.body).toBe(204);
     expect(queue.acknowledged.slice(before).map((m) => m.type)).toContain('notify.wake');
   });

@@ -91,6 +91,7 @@ function storeFacade(s: SharedStore): SharedStore {
   return {
     kind: s.kind,
     get: (k) => s.get(k), set: (k, v, ttl) => s.set(k, v, ttl), incr: (k, ttl) => s.incr(k, ttl), del: (k) => s.del(k),
+    getMany: (ks) => s.getMany(ks), setIfAbsent: (k, v) => s.setIfAbsent(k, v),
     close: async () => {},
   };
 }

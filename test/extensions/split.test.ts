@@ -41,7 +41,8 @@ beforeAll(async () => {
     const database: Database = url ? await fn.database.open() : { ...fn.services.database, close: async () => {} };
     const services = await createServices(config, {
       database, skipMigrations: true,
-      store: { kind: shared.kind, get: (k) => shared.get(k), set: (k, v, ttl) => shared.set(k, v, ttl), incr: (k, ttl) => shared.incr(k, ttl), del: (k) => shared.del(k), close: async () => {} },
+      store: { kind: shared.kind, get: (k) => shared.get(k), set: (k, v, ttl) => shared.set(k, v, ttl), incr: (k, ttl) => shared.incr(k, ttl), del: (k) => shared.del(k),
+        getMany: (ks) => shared.getMany(ks), setIfAbsent: (k, v) => shared.setIfAbsent(k, v), close: async () => {} },
       queue: new SqsQueue({ queueUrl, endpoint: sqs.endpoint, region: 'us-east-1', waitTimeSeconds: 1, visibilityTimeoutSeconds: 1, errorBackoffMs: 100 }),
     });
     await loadExtensions(services, quiet);

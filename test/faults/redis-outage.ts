@@ -1,5 +1,6 @@
 /** A Redis the test may take down: its own redis-server on a free port (append-only file, fsync always, as a
- * managed Redis with persistence), killed with SIGKILL and started again on the same port and data. Never the
+ * managed Redis with persistence; or, asked for, no persistence at all: a restart loses every key), killed with
+ * SIGKILL and started again on the same port and data. Never the
  * machine's Redis, which other tests use. Where no redis-server binary exists, a TCP proxy in front of REDIS_URL
  * whose connections are cut and whose port stops listening: the same loss of connection, seen from the service. */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
@@ -19,7 +20,7 @@ export interface OutageRedis {
   close(): Promise<void>;
 }
 
-const hasRedisServer = spawnSync('redis-server', ['--version']).status === 0;
+export const hasRedisServer = spawnSync('redis-server', ['--version']).status === 0;
 
 async function waitForPing(url: string, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
@@ -39,14 +40,14 @@ async function waitForPing(url: string, timeoutMs: number): Promise<void> {
   }
 }
 
-async function ownRedisServer(): Promise<OutageRedis> {
+async function ownRedisServer(persistent = true): Promise<OutageRedis> {
   const port = await freePort();
   const dir = mkdtempSync(join(tmpdir(), 'faults-redis-'));
   const url = `redis://127.0.0.1:${port}`;
   let proc: ChildProcess | null = null;
   const start = async () => {
     proc = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '',
-      '--appendonly', 'yes', '--appendfsync', 'always', '--daemonize', 'no', '--protected-mode', 'no'], { stdio: 'ignore' });
+      ...(persistent ? ['--appendonly', 'yes', '--appendfsync', 'always'] : ['--appendonly', 'no']), '--daemonize', 'no', '--protected-mode', 'no'], { stdio: 'ignore' });
     await waitForPing(url, 10_000);
   };
   const kill = async () => {
@@ -96,6 +97,12 @@ async function cuttingProxy(target: string): Promise<OutageRedis> {
   url.hostname = '127.0.0.1';
   url.port = String(port);
   return { url: url.toString(), kind: 'proxy', down: cut, up: listen, close: cut };
+}
+
+/** A redis-server of the test's own without persistence (`--save '' --appendonly no`): `down` then `up` is a
+ * restart that loses every key. Needs the redis-server binary (see hasRedisServer). */
+export function startVolatileRedis(): Promise<OutageRedis> {
+  return ownRedisServer(false);
 }
 
 /** Own redis-server when installed, else a cutting proxy in front of REDIS_URL. */

@@ -19,7 +19,7 @@ export interface TestDatabase {
   /** Connection URL of the private Postgres database, or null for PGlite. */
   url: string | null;
   /** statementTimeoutMs: DB_STATEMENT_TIMEOUT of the app's config (a Postgres server only, as the service does). */
-  open(opts?: { statementTimeoutMs?: number }): Promise<Database>;
+  open(opts?: { statementTimeoutMs?: number; idleInTransactionTimeoutMs?: number }): Promise<Database>;
   drop(): Promise<void>;
 }
 
@@ -35,7 +35,9 @@ export async function cloneTestDatabase(): Promise<TestDatabase> {
     const url = withDatabase(base, name);
     return {
       url,
-      open: (o = {}) => openDatabase({ databaseUrl: url, poolMax: 5, statementTimeoutMs: o.statementTimeoutMs }),
+      open: (o = {}) => openDatabase({
+        databaseUrl: url, poolMax: 5, statementTimeoutMs: o.statementTimeoutMs, idleInTransactionTimeoutMs: o.idleInTransactionTimeoutMs,
+      }),
       async drop() {
         const c = new pg.Client({ connectionString: base });
         await c.connect();
@@ -78,7 +80,9 @@ export async function createTestApp(opts: TestAppOptions = {}): Promise<TestApp 
   const redis: Record<string, string> = process.env.REDIS_URL ? { REDIS_URL: process.env.REDIS_URL, REDIS_NAMESPACE: `test-${randomBytes(6).toString('hex')}` } : {};
   const env = testEnv({ ...redis, ...opts.env });
   const config = loadConfig({ ...env, ...(testDb.url ? { DATABASE_URL: testDb.url } : {}) });
-  const database = await testDb.open({ statementTimeoutMs: config.dbStatementTimeoutMs });
+  const database = await testDb.open({
+    statementTimeoutMs: config.dbStatementTimeoutMs, idleInTransactionTimeoutMs: config.dbIdleInTransactionTimeoutMs,
+  });
   const services = await createServices(config, { database, skipMigrations: true, store: opts.store, queue: opts.queue });
   let extensions: ExtensionHost | undefined;
   try {

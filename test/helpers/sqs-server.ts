@@ -29,7 +29,7 @@ interface Waiter {
   answer(messages: StoredMessage[]): void;
 }
 
-interface SqsQueueState {
+export interface SqsQueueState {
   name: string;
   url: string;
   visibilityTimeout: number;
@@ -44,8 +44,17 @@ class SqsError extends Error {
   constructor(readonly type: string, message: string, readonly status = 400) { super(message); }
 }
 
+/** What a server holds: its queues with their messages, and the receipt handles it issued. */
+export interface SqsState {
+  queues: Map<string, SqsQueueState>;
+  receipts: Map<string, { queue: string; messageId: string }>;
+}
+
 export interface SqsServer {
   endpoint: string;
+  /** Its queues and messages: `startSqs({ port, restore: state })` brings a stopped server back with them, as SQS
+   * keeps what it accepted through an outage. */
+  state: SqsState;
   /** How many requests of each action the server has answered (tests of batching). */
   requests: Record<string, number>;
   /** Creates the queue (idempotent) and returns its URL. */
@@ -53,11 +62,12 @@ export interface SqsServer {
   close(): Promise<void>;
 }
 
-/** Listens on 127.0.0.1, on a free port unless `port` is given (an outage test brings a server back on its port). */
-export async function startSqs(opts: { port?: number } = {}): Promise<SqsServer> {
-  const queues = new Map<string, SqsQueueState>();
+/** Listens on 127.0.0.1, on a free port unless `port` is given (an outage test brings a server back on its port,
+ * with `restore` the queues and messages the stopped one held). */
+export async function startSqs(opts: { port?: number; restore?: SqsState } = {}): Promise<SqsServer> {
+  const queues = opts.restore?.queues ?? new Map<string, SqsQueueState>();
   /** Every receipt handle ever issued, to tell a stale handle (accepted, deletes nothing) from a made-up one. */
-  const receipts = new Map<string, { queue: string; messageId: string }>();
+  const receipts = opts.restore?.receipts ?? new Map<string, { queue: string; messageId: string }>();
   let endpoint = '';
   const requests: Record<string, number> = {};
 
@@ -281,6 +291,7 @@ export async function startSqs(opts: { port?: number } = {}): Promise<SqsServer>
 
   return {
     endpoint,
+    state: { queues, receipts },
     requests,
     createQueue: async (name, attributes) => createQueue(name, attributes).url,
     async close() {

@@ -30,8 +30,10 @@ export function testEnv(extra: Record<string, string> = {}): Record<string, stri
     // Off by default: in-process requests share one client IP, and many files log in more than the login
     // bucket allows. test/rate-limit*.test.ts turn it on.
     RATE_LIMITER_ENABLED: 'false',
-    // Off by default: a loaded CI machine (PGlite runs in the test's own event loop) must not shed test
-    // requests. test/server/pressure*.test.ts turn it on.
+    // Off for tests, for determinism only: PGlite runs in the test's own event loop, and files fire bursts of
+    // parallel requests on a loaded CI machine, where the admission gate's wait budget (1 s) or the event-loop
+    // delay backstop could answer one of them 503 depending on the machine's load. Where the limiter is the
+    // subject it runs with the defaults: test/faults/admission.test.ts (real processes), test/server/pressure*.
     PRESSURE_LIMITER_ENABLED: 'false',
     ...extra,
   };

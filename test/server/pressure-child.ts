@@ -1,4 +1,5 @@
-/** Child of pressure.test.ts: runs a PressureMonitor (20 ms samples, 100 ms max delay, default utilisation limit), prints `ready`, and
+/** Child of pressure.test.ts: runs a PressureMonitor (20 ms samples, 100 ms max delay, the utilisation limit on at
+ * 0.99, as it was by default, so a pause is shown not to count as utilisation either), prints `ready`, and
  * once it notices it was stopped (SIGSTOP/SIGCONT by the parent: a gap of more than 300 ms between its 5 ms
  * polls), watches the verdict for 300 ms more and prints it as JSON. With BUSY=1 it blocks its own loop for
  * 500 ms instead of waiting to be stopped (the control: a busy loop must count as overload). */
@@ -8,6 +9,7 @@ import { testEnv } from '../helpers/template.ts';
 
 const { pressure } = loadConfig(testEnv({
   PRESSURE_LIMITER_ENABLED: 'true', PRESSURE_LIMITER_SAMPLE_INTERVAL: '20', PRESSURE_LIMITER_MAX_EVENT_LOOP_DELAY: '100',
+  PRESSURE_LIMITER_MAX_EVENT_LOOP_UTILIZATION: '0.99',
 }));
 const monitor = new PressureMonitor(pressure).start();
 const reasons = new Set<string>();

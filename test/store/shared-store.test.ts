@@ -1,4 +1,5 @@
-/** The SharedStore port: counters with an expiry set when they are created, on memory and on Redis. */
+/** The SharedStore port: counters with an expiry set when they are created, a value set only once (SET NX) and
+ * several keys read together, on memory and on Redis. */
 import { randomBytes } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
 import { MemoryStore, type SharedStore } from '../../core/store/index.ts';
@@ -34,5 +35,17 @@ describe.each(stores)('%s store', (_name, open) => {
     expect(await store.incr('plain')).toBe(2);
     await store.del('plain');
     expect(await store.get('plain')).toBeNull();
+  });
+
+  it('sets a value only when the key has none, and reads several keys together', async () => {
+    const store = await open();
+    opened.push(store);
+    const winners = await Promise.all(Array.from({ length: 10 }, (_, i) => store.setIfAbsent('epoch', `e${i}`)));
+    expect(new Set(winners).size).toBe(1); // every caller is told the one value that was stored
+    expect(await store.setIfAbsent('epoch', 'later')).toBe(winners[0]);
+    await store.incr('count');
+    expect(await store.getMany(['epoch', 'count', 'missing'])).toEqual([winners[0], '1', null]);
+    await store.del('epoch');
+    expect(await store.setIfAbsent('epoch', 'fresh')).toBe('fresh');
   });
 });

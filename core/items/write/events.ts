@@ -27,3 +27,12 @@ export function emitItems(ctx: ServiceContext, action: ItemEvent, collection: st
   bus.emitAction(ctx.db, `items.${action}`, meta, ctx.accountability);
   bus.emitAction(ctx.db, `${collection}.items.${action}`, meta, ctx.accountability);
 }
+
+/** Whether a write must open a transaction for its action events to commit with it. A write outside a transaction
+ * is otherwise one statement that commits on its own (or joined to others', core/items/write/coalesce.ts), and its
+ * events could only be recorded after that commit. When they are recorded at all (someone can receive them), the
+ * write runs in a transaction instead and their outbox rows are written before it commits (core/events/bus.ts). */
+export function needsEventTransaction(ctx: ServiceContext, action: ItemEvent, collection: string): boolean {
+  const bus = ctx.events;
+  return !!bus && !ctx.db.isTransaction && (bus.records(`items.${action}`) || bus.records(`${collection}.items.${action}`));
+}

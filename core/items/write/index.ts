@@ -1,8 +1,9 @@
 /** The items write service: what REST, GraphQL, versions and workflow call. Every call is one
  * transaction (or joins the one `ctx.db` already is), nested writes and activity included, and
- * returns primary keys. Keys and payloads are unchecked input: they are validated here. */
-import type { ServiceContext } from '../../context.ts';
-import { ident } from '../../db/database.ts';
+ * returns primary keys; a flat write is one statement of its own unless its action events are recorded, which
+ * commit with it in one transaction (needsEventTransaction). Keys and payloads are unchecked input: they are validated here. */
+import { withExecutor, type ServiceContext } from '../../context.ts';
+import { ident, inTransaction } from '../../db/database.ts';
 import { ForbiddenError, InvalidPayloadError } from '../../errors.ts';
 import type { Query } from '../../query/types.ts';
 import type { CollectionOverview } from '../../schema/types.ts';
@@ -17,7 +18,7 @@ import { keyMatch, keyOf, parseKey, parseKeyList, primaryField, unique } from '.
 import { isPlainObject, type PreparedPayload } from './payload.ts';
 import { upsertSingletonRow } from './singleton.ts';
 import type { PrimaryKey, WriteOptions } from './types.ts';
-import { emitItems, filterItems } from './events.ts';
+import { emitItems, filterItems, needsEventTransaction } from './events.ts';
 import { updateMany, updatePrepared, validateUpdate } from './update.ts';
 
 export type { PrimaryKey, WriteOptions } from './types.ts';
@@ -29,6 +30,7 @@ function checkBatch(ctx: ServiceContext, items: unknown): unknown[] {
 }
 
 export async function createItem(ctx: ServiceContext, collection: string, payload: unknown, opts: WriteOptions = {}): Promise<PrimaryKey> {
+  if (needsEventTransaction(ctx, 'create', collection)) return inTransaction(ctx.db, (trx) => createItem(withExecutor(ctx, trx), collection, payload, opts));
   const c = writableCollection(ctx, collection);
   const v = await validation(ctx, collection, 'create');
   payload = await filterItems(ctx, 'create', collection, payload);
@@ -41,6 +43,7 @@ export async function createItem(ctx: ServiceContext, collection: string, payloa
 }
 
 export async function createItems(ctx: ServiceContext, collection: string, payloads: unknown[], opts: WriteOptions = {}): Promise<PrimaryKey[]> {
+  if (needsEventTransaction(ctx, 'create', collection)) return inTransaction(ctx.db, (trx) => createItems(withExecutor(ctx, trx), collection, payloads, opts));
   const c = writableCollection(ctx, collection);
   const items = checkBatch(ctx, payloads);
   const v = await validation(ctx, collection, 'create');
@@ -61,6 +64,7 @@ export async function createItems(ctx: ServiceContext, collection: string, paylo
 }
 
 export async function updateItem(ctx: ServiceContext, collection: string, key: unknown, data: unknown, opts: WriteOptions = {}): Promise<PrimaryKey> {
+  if (needsEventTransaction(ctx, 'update', collection)) return inTransaction(ctx.db, (trx) => updateItem(withExecutor(ctx, trx), collection, key, data, opts));
   const c = writableCollection(ctx, collection);
   const k = parseKey(c, key);
   const v = await validation(ctx, collection, 'update');
@@ -74,6 +78,7 @@ export async function updateItem(ctx: ServiceContext, collection: string, key: u
 
 /** The same data applied to every key (PATCH /items/{c} with `{keys, data}`). */
 export async function updateItems(ctx: ServiceContext, collection: string, keys: unknown, data: unknown, opts: WriteOptions = {}): Promise<PrimaryKey[]> {
+  if (needsEventTransaction(ctx, 'update', collection)) return inTransaction(ctx.db, (trx) => updateItems(withExecutor(ctx, trx), collection, keys, data, opts));
   const c = writableCollection(ctx, collection);
   const list = parseKeyList(c, keys, ctx.config.maxBatchMutation);
   const v = await validation(ctx, collection, 'update');
@@ -85,6 +90,7 @@ export async function updateItems(ctx: ServiceContext, collection: string, keys:
 
 /** An array of objects, each carrying its own primary key (PATCH /items/{c} with an array). */
 export async function updateBatch(ctx: ServiceContext, collection: string, items: unknown[], opts: WriteOptions = {}): Promise<PrimaryKey[]> {
+  if (needsEventTransaction(ctx, 'update', collection)) return inTransaction(ctx.db, (trx) => updateBatch(withExecutor(ctx, trx), collection, items, opts));
   const c = writableCollection(ctx, collection);
   const list = checkBatch(ctx, items);
   const pk = primaryField(c);
@@ -121,6 +127,7 @@ export async function updateBatch(ctx: ServiceContext, collection: string, items
 /** Updates the rows matching query's filter/search/sort/limit (the permission row filter is not applied:
  * SPEC Items rule 5). */
 export async function updateByQuery(ctx: ServiceContext, collection: string, query: Query, data: unknown, opts: WriteOptions = {}): Promise<PrimaryKey[]> {
+  if (needsEventTransaction(ctx, 'update', collection)) return inTransaction(ctx.db, (trx) => updateByQuery(withExecutor(ctx, trx), collection, query, data, opts));
   const c = writableCollection(ctx, collection);
   if (!isPlainObject(data)) throw new InvalidPayloadError('Invalid payload. "data" must be an object.');
   const v = await validation(ctx, collection, 'update');
@@ -135,6 +142,7 @@ export async function updateByQuery(ctx: ServiceContext, collection: string, que
 }
 
 export async function deleteItem(ctx: ServiceContext, collection: string, key: unknown, opts: WriteOptions = {}): Promise<void> {
+  if (needsEventTransaction(ctx, 'delete', collection)) return inTransaction(ctx.db, (trx) => deleteItem(withExecutor(ctx, trx), collection, key, opts));
   const c = writableCollection(ctx, collection);
   const k = parseKey(c, key);
   await validation(ctx, collection, 'delete');
@@ -148,6 +156,7 @@ export async function deleteItem(ctx: ServiceContext, collection: string, key: u
 }
 
 export async function deleteItems(ctx: ServiceContext, collection: string, keys: unknown, opts: WriteOptions = {}): Promise<PrimaryKey[]> {
+  if (needsEventTransaction(ctx, 'delete', collection)) return inTransaction(ctx.db, (trx) => deleteItems(withExecutor(ctx, trx), collection, keys, opts));
   const c = writableCollection(ctx, collection);
   const v = await validation(ctx, collection, 'delete');
   const list = await filterItems(ctx, 'delete', collection, parseKeyList(c, keys, ctx.config.maxBatchMutation));
@@ -157,6 +166,7 @@ export async function deleteItems(ctx: ServiceContext, collection: string, keys:
 }
 
 export async function deleteByQuery(ctx: ServiceContext, collection: string, query: Query, opts: WriteOptions = {}): Promise<PrimaryKey[]> {
+  if (needsEventTransaction(ctx, 'delete', collection)) return inTransaction(ctx.db, (trx) => deleteByQuery(withExecutor(ctx, trx), collection, query, opts));
   const c = writableCollection(ctx, collection);
   const deleted = await runWrite(ctx, await validation(ctx, collection, 'delete'), opts, async (w) => {
     const keys = await filterItems(w.service, 'delete', collection, await keysByQuery(w.service, c, query));
@@ -168,6 +178,7 @@ export async function deleteByQuery(ctx: ServiceContext, collection: string, que
 
 /** Updates the singleton's row, creating it when there is none. */
 export async function upsertSingleton(ctx: ServiceContext, collection: string, data: unknown, opts: WriteOptions = {}): Promise<PrimaryKey> {
+  if (needsEventTransaction(ctx, 'update', collection)) return inTransaction(ctx.db, (trx) => upsertSingleton(withExecutor(ctx, trx), collection, data, opts));
   const c = writableCollection(ctx, collection);
   if (!isPlainObject(data)) throw new InvalidPayloadError('Invalid payload. Body must be an object.');
   const v = await validation(ctx, collection, null);
