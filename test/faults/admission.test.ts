@@ -93,8 +93,9 @@ interface Engine {
   skip: string;
   /** Bounds on the latency of the flood's 503s: median and slowest. */
   shedMs: { p50: number; max: number };
-  /** The least share of the flood's answers that must be 2xx (the old limiter served 1-10%). */
-  minOkShare: number;
+  /** The least share of the flood's answers that must be 2xx (the old limiter served 1-10%); null where the share
+   * measures the client's retry loop more than the server (see the engine's comment). */
+  minOkShare: number | null;
   /** Starts the server with the defaults and a `notes` collection of 100 rows; returns it with an admin token. */
   start(uploads: string): Promise<{ server: FaultServer; token: string; cleanup(): Promise<void> }>;
 }
@@ -112,11 +113,13 @@ const ENGINES: Engine[] = [
     // The engine most installations run: one connection in a worker thread of the server process, 4 admission slots.
     // Under 500 connections on a loaded machine even a refusal made at once waits its turn on the loop: the bounds say
     // it was refused before its wait budget ran out, and that nothing hangs. There the engine's real rate makes 500
-    // waiting requests exceed the 1 s budget, so more are refused and answered at once, and the flood's clients,
-    // retrying without pause, send more: a loaded CI machine saw 42% of the answers 2xx (6,124 of 14,394) while the
-    // served rate stayed above its floor.
+    // waiting requests exceed the 1 s budget, so some are refused and answered at once, and the flood's clients,
+    // which retry without pause and ignore Retry-After, send more. How many 503s that makes depends on how fast the
+    // client can turn them around, not on what the server serves: CI machines saw 42% of the answers 2xx in one run
+    // and 3% in another (1,629 served, 57,086 refused) with the served rate above its floor in both. So on this
+    // engine the test bounds what the server controls, the served rate against the 10-connection rate.
     name: 'embedded PGlite', skip: PG_URL ? ' (skipped: runs in the pass without TEST_DATABASE_URL)' : '',
-    shedMs: { p50: 1_000, max: 10_000 }, minOkShare: 0.25,
+    shedMs: { p50: 1_000, max: 10_000 }, minOkShare: null,
     async start(uploads) {
       const dataDir = await mkdtemp(join(tmpdir(), 'admission-data-'));
       const server = await spawnServer({ databaseUrl: '', env: { PRESSURE_LIMITER_ENABLED: 'true', DATA_DIR: dataDir, STORAGE_LOCAL_ROOT: uploads, ACCESS_TOKEN_TTL: '1h' } });
@@ -189,7 +192,7 @@ for (const engine of ENGINES) {
       // The bench's target is 80% and more; a loaded CI machine that runs the 500-connection client on the same two
       // cores gets less. The old utilisation limit answered 98% of the flood 503 (598 of 50,050 served).
       expect(out.okPerSec, JSON.stringify(out.statuses)).toBeGreaterThan(0.3 * baseline);
-      expect(out.ok / (out.ok + out.shed), JSON.stringify(out.statuses)).toBeGreaterThan(engine.minOkShare);
+      if (engine.minOkShare !== null) expect(out.ok / (out.ok + out.shed), JSON.stringify(out.statuses)).toBeGreaterThan(engine.minOkShare);
       // Served from a line bounded by the 1 s wait budget (plus a loaded machine's lag), not after the pool's 5 s
       // connect timeout.
       expect(out.okP99Ms).toBeLessThan(3_000);
