@@ -53,6 +53,11 @@ export function refreshSession(): Promise<boolean> {
 
 const NO_REFRESH = new Set(['/auth/login', '/auth/refresh', '/auth/logout', '/auth/password/request', '/auth/password/reset', '/users/invite/accept']);
 
+/** A 401 here is the answer itself (wrong credentials), not an expired session: no refresh, no sign-out. */
+function answersForItself(path: string): boolean {
+  return NO_REFRESH.has(path) || path.startsWith('/auth/login/');
+}
+
 async function send(path: string, init: RequestInit, retried = false): Promise<Response> {
   let res: Response;
   try {
@@ -60,7 +65,7 @@ async function send(path: string, init: RequestInit, retried = false): Promise<R
   } catch {
     throw new ApiError(0, [{ message: 'Cannot reach the server.', code: 'NETWORK' }]);
   }
-  if (res.status === 401 && !retried && !NO_REFRESH.has(path.split('?')[0])) {
+  if (res.status === 401 && !retried && !answersForItself(path.split('?')[0])) {
     if (await refreshSession()) return send(path, init, true);
     onSignedOut();
   }
@@ -97,7 +102,7 @@ export async function upload<T = unknown>(method: string, path: string, body: Fo
 
 const sessionMiddleware: Middleware = {
   async onResponse({ request: req, response }) {
-    if (response.status !== 401 || NO_REFRESH.has(new URL(req.url).pathname)) return undefined;
+    if (response.status !== 401 || answersForItself(new URL(req.url).pathname)) return undefined;
     if (await refreshSession()) return fetch(req.url, { method: req.method, headers: req.headers, body: req.bodyUsed ? undefined : await req.clone().text() || undefined, credentials: 'same-origin' });
     onSignedOut();
     return undefined;

@@ -7,7 +7,8 @@
  * with the requests every screen needs (`prefetch`) beside it, and the refresh that extends the session runs on the
  * timer before the token runs out, as it does while the Studio stays open. A 401 still refreshes and retries
  * (../api/client.ts). Otherwise (no such note, or the token about to run out) a refresh checks and extends the
- * session first, as before. */
+ * session first, as before. That is also how a session set by external sign-on (OpenID, OAuth2: the browser comes
+ * back from the provider with the session cookie set and no note here) is picked up. */
 import { createContext, useCallback, useContext, useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
 import { useQueryClient, type QueryClient } from '@tanstack/react-query';
 import { onSession, refreshSession, request } from '../api/client.ts';
@@ -43,6 +44,8 @@ interface SessionValue {
   /** Set when the server asked for a new password at this sign-in (a password set by an admin). */
   mustChangePassword: boolean;
   signIn(input: { email: string; password: string; otp?: string }): Promise<LoginAnswer>;
+  /** Sign in through an LDAP provider of GET /auth (POST /auth/login/{provider}); answers as signIn does. */
+  signInWithDirectory(provider: string, input: { identifier: string; password: string; otp?: string }): Promise<LoginAnswer>;
   signOut(): Promise<void>;
   reloadMe(): Promise<Me | null>;
   passwordChanged(): void;
@@ -147,8 +150,9 @@ export function SessionProvider({ children, prefetch }: { children: ReactNode; p
     return () => clearTimeout(timer.current);
   }, [reloadMe, schedule, signedOut, prefetch, queryClient, openedWith]);
 
-  const signIn = useCallback(async (input: { email: string; password: string; otp?: string }) => {
-    const answer = await request<LoginAnswer>('POST', '/auth/login', { body: { ...input, mode: 'session' } });
+  // Password and directory (LDAP) sign-in answer alike in session mode: one path from the answer to the user.
+  const login = useCallback(async (path: string, input: Record<string, string | undefined>) => {
+    const answer = await request<LoginAnswer>('POST', path, { body: { ...input, mode: 'session' } });
     schedule(answer.expires);
     setMustChangePassword(Boolean(answer.require_password_change));
     // A limited sign-in (a new password or two-factor set-up comes first) reads the rest when a screen needs it.
@@ -156,6 +160,10 @@ export function SessionProvider({ children, prefetch }: { children: ReactNode; p
     await reloadMe();
     return answer;
   }, [reloadMe, schedule, prefetch, queryClient]);
+
+  const signIn = useCallback((input: { email: string; password: string; otp?: string }) => login('/auth/login', input), [login]);
+  const signInWithDirectory = useCallback((provider: string, input: { identifier: string; password: string; otp?: string }) =>
+    login(`/auth/login/${encodeURIComponent(provider)}`, input), [login]);
 
   const signOut = useCallback(async () => {
     try {
@@ -166,8 +174,8 @@ export function SessionProvider({ children, prefetch }: { children: ReactNode; p
   }, [signedOut]);
 
   const value = useMemo<SessionValue>(() => ({
-    status, me, mustChangePassword, signIn, signOut, reloadMe, passwordChanged: () => setMustChangePassword(false),
-  }), [status, me, mustChangePassword, signIn, signOut, reloadMe]);
+    status, me, mustChangePassword, signIn, signInWithDirectory, signOut, reloadMe, passwordChanged: () => setMustChangePassword(false),
+  }), [status, me, mustChangePassword, signIn, signInWithDirectory, signOut, reloadMe]);
   return <SessionContext.Provider value={value}>{children}</SessionContext.Provider>;
 }
 
