@@ -149,6 +149,34 @@ function run(cmd: string, args: string[], dir: string): void {
   if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} failed (${r.status ?? r.signal}): ${r.stderr || r.stdout || r.error?.message}`);
 }
 
+/** Spawns slapd in the foreground (-d stats logs each operation to stderr) and waits for "slapd starting". */
+function launch(dir: string, url: string, ldapsUrl: string, onOutput: (text: string) => void): Promise<ChildProcess> {
+  const proc = spawn(SLAPD, ['-d', 'stats', '-f', join(dir, 'slapd.conf'), '-h', `${url}/ ${ldapsUrl}/`], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
+  let seen = '';
+  return new Promise<ChildProcess>((resolve, reject) => {
+    const timer = setTimeout(() => done(new Error('slapd did not start within 15 s')), 15_000);
+    const onData = (d: Buffer) => {
+      const text = d.toString();
+      onOutput(text);
+      seen += text;
+      if (seen.includes('slapd starting')) done();
+    };
+    const onExit = (code: number | null, signal: string | null) => done(new Error(`slapd exited (${code ?? signal})`));
+    proc.stdout!.on('data', onData);
+    proc.stderr!.on('data', onData);
+    proc.once('exit', onExit);
+    proc.once('error', done);
+    function done(err?: Error) {
+      clearTimeout(timer);
+      proc.off('exit', onExit);
+      proc.off('error', done);
+      if (!err) return resolve(proc);
+      if (proc.exitCode === null && proc.signalCode === null) proc.kill('SIGKILL');
+      reject(err);
+    }
+  });
+}
+
 function user(uid: string, rdnValue: string, givenName: string, sn: string): SlapdUser {
   return { uid, dn: `uid=${rdnValue},${PEOPLE}`, password: `${uid.replace(/\W/g, '')}-pw-${randomBytes(3).toString('hex')}`, mail: `${uid.replace(/\W/g, '')}@example.org`, givenName, sn };
 }
@@ -190,27 +218,20 @@ export async function startSlapd(): Promise<TestSlapd> {
     writeFileSync(join(dir, 'seed.ldif'), seed(users, bindDn, bindPassword));
     run(SLAPADD, ['-f', join(dir, 'slapd.conf'), '-l', join(dir, 'seed.ldif')], dir);
 
-    const [port, ldapsPort] = [await freePort(), await freePort()];
-    const url = `ldap://127.0.0.1:${port}`;
-    const ldapsUrl = `ldaps://127.0.0.1:${ldapsPort}`;
-    // -d stats keeps slapd in the foreground and logs each operation to stderr.
-    const proc = spawn(SLAPD, ['-d', 'stats', '-f', join(dir, 'slapd.conf'), '-h', `${url}/ ${ldapsUrl}/`], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
-    child = proc;
-    proc.stdout!.on('data', (d: Buffer) => { output += d.toString(); });
-    proc.stderr!.on('data', (d: Buffer) => { output += d.toString(); });
-    await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => done(new Error('slapd did not start within 15 s')), 15_000);
-      const poll = setInterval(() => { if (output.includes('slapd starting')) done(); }, 20);
-      const onExit = (code: number | null, signal: string | null) => done(new Error(`slapd exited (${code ?? signal})`));
-      proc.once('exit', onExit);
-      proc.once('error', (err) => done(err));
-      function done(err?: Error) {
-        clearTimeout(timer);
-        clearInterval(poll);
-        proc.off('exit', onExit);
-        if (err) reject(err); else resolve();
+    // freePort() closes the port before slapd binds it: another process may take it in between, so retry.
+    let url = '';
+    let ldapsUrl = '';
+    for (let attempt = 1; ; attempt++) {
+      url = `ldap://127.0.0.1:${await freePort()}`;
+      ldapsUrl = `ldaps://127.0.0.1:${await freePort()}`;
+      output = '';
+      try {
+        child = await launch(dir, url, ldapsUrl, (text) => { output += text; });
+        break;
+      } catch (err) {
+        if (attempt >= 3 || !output.includes('Address already in use')) throw err;
       }
-    });
+    }
     return {
       url, ldapsUrl, caPem: readFileSync(join(dir, 'cert.pem'), 'utf8'),
       baseDn: BASE_DN, peopleDn: PEOPLE, groupsDn: GROUPS, bindDn, bindPassword, rootDn, rootPassword, users,
