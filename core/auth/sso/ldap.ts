@@ -27,7 +27,7 @@ export async function ldapAuthenticate(config: LdapProviderConfig, identifier: s
   try {
     client = await open(config);
     return config.bindDn
-      ? await withServiceAccount(client, config, identifier, password)
+      ? await withServiceAccount(client, config, { dn: config.bindDn, password: config.bindPassword ?? '' }, identifier, password)
       : await withDirectBind(client, config, identifier, password);
   } catch (err) {
     if (err instanceof InvalidCredentialsError || err instanceof UserSuspendedError || err instanceof ServiceUnavailableError) throw err;
@@ -71,8 +71,12 @@ function secureConnectWithin(ms: number): typeof tls.connect {
   }) as typeof tls.connect;
 }
 
-async function withServiceAccount(client: Client, config: LdapProviderConfig, identifier: string, password: string): Promise<ExternalProfile> {
-  await bindService(client, config);
+interface ServiceAccount { dn: string; password: string }
+
+async function withServiceAccount(
+  client: Client, config: LdapProviderConfig, service: ServiceAccount, identifier: string, password: string,
+): Promise<ExternalProfile> {
+  await bindService(client, service);
   let found: Entry[];
   try {
     // An EqualityFilter carries the value as one BER string: `*)(uid=*` is a literal, never filter syntax.
@@ -96,14 +100,14 @@ async function withServiceAccount(client: Client, config: LdapProviderConfig, id
     if (!refusedBind(err)) throw err;
     // A locked account fails to bind even with the right password (ppolicy answers 49, AD too): look again with
     // the service account, as this very attempt may have locked it.
-    await bindService(client, config);
+    await bindService(client, service);
     const now = await readEntry(client, entry.dn, config).catch(() => null);
     if (now && (ppolicyLocked(now) || adDisabled(now))) throw new UserSuspendedError();
     throw new InvalidCredentialsError();
   }
   // ppolicy accepted the bind, so a pwdAccountLockedTime still present has expired; AD's disabled flag holds.
   if (adDisabled(entry)) throw new UserSuspendedError();
-  await bindService(client, config);
+  await bindService(client, service);
   return profile(entry, config, await groupsOf(client, config, entry.dn));
 }
 
@@ -123,9 +127,9 @@ async function withDirectBind(client: Client, config: LdapProviderConfig, identi
   return profile(entry, config, await groupsOf(client, config, entry.dn));
 }
 
-async function bindService(client: Client, config: LdapProviderConfig): Promise<void> {
+async function bindService(client: Client, service: ServiceAccount): Promise<void> {
   try {
-    await client.bind(config.bindDn!, config.bindPassword ?? '');
+    await client.bind(service.dn, service.password);
   } catch (err) {
     if (err instanceof ResultCodeError) {
       throw new ServiceUnavailableError('The LDAP directory refused the service account.', `LDAP result ${err.code}`);
