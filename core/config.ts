@@ -2,6 +2,8 @@
 import { randomBytes } from 'node:crypto';
 import { parseRateLimitConfig, parseTrustProxy, type RateLimitConfig, type TrustProxy } from './ratelimit/config.ts';
 import { parseFilesConfig, type FilesConfig } from './files/config.ts';
+import { parseSsoEnv } from './auth/sso/config.ts';
+import type { SsoProviderConfig } from './auth/sso/types.ts';
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 
@@ -64,6 +66,9 @@ export interface Config {
   userInviteUrlAllowList: string[];
   passwordResetUrlAllowList: string[];
   userRegisterUrlAllowList: string[];
+  /** AUTH_PROVIDERS and AUTH_<NAME>_*: the external sign-on providers of the environment (core/auth/sso/config.ts);
+   * runtime ones are records (core/auth/sso/registry.ts). */
+  authProviders: SsoProviderConfig[];
   /** FILES_*, ASSETS_*, TUS_*, STORAGE_LOCAL_ROOT. */
   files: FilesConfig;
   /** SQS_QUEUE_URL: the Queue port goes to SQS (split topology); in-process when empty. */
@@ -335,6 +340,7 @@ export function loadConfig(env: Env = process.env): Config {
     userInviteUrlAllowList: csvList(env, 'USER_INVITE_URL_ALLOW_LIST'),
     passwordResetUrlAllowList: csvList(env, 'PASSWORD_RESET_URL_ALLOW_LIST'),
     userRegisterUrlAllowList: csvList(env, 'USER_REGISTER_URL_ALLOW_LIST'),
+    authProviders: parseSsoEnv(env),
     files: parseFilesConfig(env, { bytes: parseBytes, duration: parseDuration }),
     sqsQueueUrl: opt(env, 'SQS_QUEUE_URL'),
     sqsEndpoint: opt(env, 'SQS_ENDPOINT'),

@@ -6,6 +6,7 @@ import { SchemaCache } from './schema/cache.ts';
 import { AccessResolver } from './access/resolve.ts';
 import { MemoryStore, type SharedStore } from './store/shared-store.ts';
 import { StorageRegistry } from './storage/registry.ts';
+import { AuthProviderRegistry } from './auth/sso/registry.ts';
 import { EventBus } from './events/bus.ts';
 import { registerWorkflowHooks } from './workflow/hooks.ts';
 import { openQueue } from './queue/index.ts';
@@ -27,6 +28,8 @@ export interface Services {
   access: AccessResolver;
   /** Storage providers, loaded per schema version. */
   storage: StorageRegistry;
+  /** External sign-on providers (environment and records), loaded per schema version. */
+  sso: AuthProviderRegistry;
   /** Filter and action events (core/events/bus.ts). */
   events: EventBus;
   /** In-process, or SQS in the split topology. */
@@ -114,6 +117,7 @@ export async function createServices(config: Config, opts: StartOptions = {}): P
     schema,
     access: new AccessResolver(database.db),
     storage: new StorageRegistry(database.db, config),
+    sso: new AuthProviderRegistry(database.db, config),
     events,
     queue,
     notify,

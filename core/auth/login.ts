@@ -92,21 +92,39 @@ export async function login(services: AccessPort & ConfigPort & DatabasePort & E
   }
   await resetFailedLogins(services, local.id);
 
+  const tfaSetupRequired = local.enforce_tfa && !(local.tfa_secret && local.tfa_enabled);
+  const tokens = await startLoginSession(services, { user: local.id, role: local.role, provider: 'default', tfaSetupRequired, mode: input.mode }, meta);
+  return { ...tokens, userId: local.id, requirePasswordChange: local.require_password_change, tfaSetupRequired };
+}
+
+export interface LoginSubject {
+  user: string;
+  role: string | null;
+  /** svc_users.provider of the login: `default` (password) or an external provider's name. */
+  provider: string;
+  tfaSetupRequired: boolean;
+  mode: LoginMode;
+}
+
+/** The tail every successful login shares (password, external sign-on): a session, the `login` activity row,
+ * last_access, the `auth.login` event, and the tokens for the mode. */
+export async function startLoginSession(
+  services: AccessPort & ConfigPort & DatabasePort & EventsPort & SchemaPort, subject: LoginSubject, meta: RequestMeta,
+): Promise<IssuedTokens> {
+  const { config, database } = services;
   const version = (await services.schema.get()).version;
-  const access = accessFor(await services.access.resolve(version, local.role, local.id), meta.ip);
+  const access = accessFor(await services.access.resolve(version, subject.role, subject.user), meta.ip);
 
   const refreshToken = await inTransaction(database.db, async (trx) => {
-    const token = await createSession(trx, { user: local.id, ttlMs: config.refreshTokenTtlMs, ...meta });
+    const token = await createSession(trx, { user: subject.user, ttlMs: config.refreshTokenTtlMs, ...meta });
     await run(trx, `insert into svc_activity (action, "user", ip, user_agent, collection, item, origin)
       values ('login', $1, $2, $3, 'svc_users', $4, $5)`,
-    [local.id, clip(meta.ip, 50), meta.userAgent, local.id, clip(meta.origin, 255)]);
-    await stampLastAccess(trx, local.id);
+    [subject.user, clip(meta.ip, 50), meta.userAgent, subject.user, clip(meta.origin, 255)]);
+    await stampLastAccess(trx, subject.user);
     // auth.login (SPEC.md > Events 2), after commit, as Directus sends it: who logged in, with which provider.
-    services.events.emitAction(trx, 'auth.login', { user: local.id, provider: 'default', status: 'success' }, null);
+    services.events.emitAction(trx, 'auth.login', { user: subject.user, provider: subject.provider, status: 'success' }, null);
     return token;
   });
 
-  const tfaSetupRequired = local.enforce_tfa && !(local.tfa_secret && local.tfa_enabled);
-  const tokens = await issueTokens(config, { user: local.id, access, tfaSetupRequired }, refreshToken, input.mode === 'session');
-  return { ...tokens, userId: local.id, requirePasswordChange: local.require_password_change, tfaSetupRequired };
+  return issueTokens(config, { user: subject.user, access, tfaSetupRequired: subject.tfaSetupRequired }, refreshToken, subject.mode === 'session');
 }

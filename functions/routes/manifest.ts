@@ -51,6 +51,13 @@ export const FUNCTION_ROUTE_MANIFEST: RouteManifest = {
     ["POST", "/auth/logout"],
     ["GET", "/auth/me"],
   ],
+  "auth-sso": [
+    ["GET", "/auth"],
+    ["GET", "/auth/login/:provider"],
+    ["GET", "/auth/login/:provider/callback"],
+    ["POST", "/auth/login/:provider"],
+    ["POST", "/auth/link/:provider"],
+  ],
   "shares-auth": [
     ["POST", "/shares/auth"],
   ],
@@ -174,6 +181,13 @@ export const FUNCTION_ROUTE_MANIFEST: RouteManifest = {
     ["PATCH", "/system/storage-providers/:id"],
     ["DELETE", "/system/storage-providers/:id"],
     ["GET", "/files/storage-locations"],
+  ],
+  "auth-providers": [
+    ["GET", "/system/auth-providers"],
+    ["GET", "/system/auth-providers/:name"],
+    ["POST", "/system/auth-providers"],
+    ["PATCH", "/system/auth-providers/:id"],
+    ["DELETE", "/system/auth-providers/:id"],
   ],
   "files": [
     ["POST", "/folders"],

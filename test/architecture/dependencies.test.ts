@@ -18,10 +18,10 @@ const LAYERS: readonly (readonly string[])[] = [
   // every layer passes along, and the schema overview's shapes are plain types, so both sit here although
   // they live in access/ and schema/.
   ['errors', 'uuid', 'plain-object', 'crypto', 'streams', 'access/accountability', 'schema/types', 'versions/types',
-    'files/import/addresses'],
+    'files/import/addresses', 'auth/sso/types'],
   // The configuration: config.ts parses every variable once, with the sections that live beside their module
   // (files/config, ratelimit/config) as plain parsers.
-  ['files/config', 'ratelimit/config'],
+  ['files/config', 'ratelimit/config', 'auth/sso/config'],
   ['config'],
   // Plumbing: database, shared store, queue, mail transport, cron, metrics, load sampler, and the lazy loader of the
   // image library (assets/load-sharp), which file metadata uses too.

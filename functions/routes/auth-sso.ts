@@ -1,0 +1,63 @@
+/** External sign-on: GET /auth (the providers), the redirect flow (GET /auth/login/{provider} and its callback),
+ * LDAP's POST /auth/login/{provider}, and POST /auth/link/{provider}. Rules in core/auth/sso/sign-on.ts. */
+import type { Context, Hono } from 'hono';
+import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
+import {
+  FLOW_COOKIE, FLOW_TTL_SECONDS, finishLogin, ldapLogin, listPublicProviders, parseLdapLogin, startLink, startLogin,
+} from '../../core/auth/sso/sign-on.ts';
+import { readJsonObject } from '../http/body.ts';
+import type { AppEnv } from '../http/env.ts';
+import { tokenResponseData } from './auth.ts';
+
+function requestMeta(c: Context<AppEnv>) {
+  const { ip, userAgent, origin } = c.get('accountability');
+  return { ip, userAgent, origin };
+}
+
+/** The flow cookie lives only on its provider's login paths (the start and the callback under it). */
+function flowCookieOptions(c: Context<AppEnv>, provider: string, maxAge: number) {
+  const secure = c.get('services').config.publicUrl.startsWith('https:');
+  // Lax: the IdP's redirect back is a top-level GET navigation from another site, which Lax lets through.
+  return { path: `/auth/login/${provider}`, httpOnly: true, secure, sameSite: 'Lax', maxAge } as const;
+}
+
+function query(c: Context<AppEnv>, key: string): string | undefined {
+  const v = c.req.query(key);
+  return v === undefined ? undefined : v;
+}
+
+export function mountSsoRoutes(app: Hono<AppEnv>): void {
+  app.get('/auth', async (c) => c.json({ data: await listPublicProviders(c.get('services')), disableDefault: false }));
+
+  app.get('/auth/login/:provider', async (c) => {
+    const name = c.req.param('provider');
+    const result = await startLogin(c.get('services'), name, c.req.path, {
+      redirect: query(c, 'redirect'), mode: query(c, 'mode'), link: query(c, 'link'),
+    });
+    if (result.flowCookie) setCookie(c, FLOW_COOKIE, result.flowCookie, flowCookieOptions(c, name, FLOW_TTL_SECONDS));
+    return c.redirect(result.location, 302);
+  });
+
+  app.get('/auth/login/:provider/callback', async (c) => {
+    const name = c.req.param('provider');
+    const params = new URL(c.req.url).searchParams;
+    const result = await finishLogin(c.get('services'), name, c.req.path, params, getCookie(c, FLOW_COOKIE), requestMeta(c));
+    // One use: a replayed callback finds no flow.
+    deleteCookie(c, FLOW_COOKIE, flowCookieOptions(c, name, 0));
+    if (result.tokens) tokenResponseData(c, result.tokens, result.mode);
+    return c.redirect(result.location, 302);
+  });
+
+  app.post('/auth/login/:provider', async (c) => {
+    const input = parseLdapLogin(await readJsonObject(c));
+    const result = await ldapLogin(c.get('services'), c.req.param('provider'), c.req.path, input, requestMeta(c));
+    const data = tokenResponseData(c, result, input.mode);
+    if (result.tfaSetupRequired) data.tfa_setup_required = true;
+    return c.json({ data });
+  });
+
+  app.post('/auth/link/:provider', async (c) => {
+    const body = await readJsonObject(c);
+    return c.json({ data: await startLink(c.get('services'), c.get('accountability'), c.req.param('provider'), c.req.path, body) });
+  });
+}
