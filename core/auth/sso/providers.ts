@@ -68,7 +68,8 @@ export async function createAuthProvider(services: ConfigPort & SchemaPort, ctx:
   if (services.config.authProviders.some((p) => p.name === name)) {
     throw new InvalidPayloadError(`"${name}" is a provider of the environment (AUTH_PROVIDERS); choose another name.`);
   }
-  const value = stored(name, plainObject(input.value, '"value"'), services.config.secret);
+  // A mask has no stored value to stand for yet.
+  const value = stored(name, unmaskProviderValue(plainObject(input.value, '"value"'), {}, services.config.secret), services.config.secret);
   const [exists] = await run(ctx.db, 'select 1 from svc_extension_settings where extension_key = $1 and name = $2', [AUTH_PROVIDER_KEY, name]);
   if (exists) throw new RecordNotUniqueError({ field: 'name' });
   const [row] = await run<{ id: number }>(ctx.db,
