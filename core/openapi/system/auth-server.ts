@@ -99,6 +99,74 @@ function server(): Endpoint[] {
   ];
 }
 
+/** An operation answering a 302 redirect instead of a body. */
+function redirecting(spec: Parameters<typeof operation>[0], description: string) {
+  const op = operation(spec);
+  delete op.responses['200'];
+  op.responses['302'] = { description };
+  return op;
+}
+
+function sso(): Endpoint[] {
+  const tag = 'Authentication';
+  const provider = pathParam('provider', 'The provider name (AUTH_PROVIDERS, or a /system/auth-providers record)');
+  const q = (name: string, description: string, schema: SchemaObject = str) => ({ name, in: 'query' as const, description, schema });
+  const listed: SchemaObject = {
+    type: 'object',
+    properties: {
+      data: arrayOf({ type: 'object', properties: { name: str, driver: { type: 'string', enum: ['openid', 'oauth2', 'ldap'] }, label: str, icon: nullableString } }),
+      disableDefault: { type: 'boolean' },
+    },
+  };
+  const reasons = 'On failure the redirect carries `reason`: INVALID_CREDENTIALS, INVALID_PROVIDER, INVALID_TOKEN, USER_SUSPENDED, '
+    + 'ACCOUNT_NOT_LINKED, IDENTITY_ALREADY_LINKED or SERVICE_UNAVAILABLE.';
+  return [
+    endpoint('get', '/auth', operation({ id: 'listAuthProviders', summary: 'The external sign-on providers', tag, anonymous: true, raw: true, data: listed })),
+    endpoint('get', '/auth/login/{provider}', redirecting({
+      id: 'startExternalLogin', summary: 'Start an OpenID Connect or OAuth 2.0 sign-in', tag, anonymous: true, pathParams: true,
+      parameters: [provider, q('redirect', 'Where to land afterwards: PUBLIC_URL\'s origin or the provider\'s allow-list (default PUBLIC_URL/admin/)'),
+        { ...q('mode', 'session (default) or cookie'), schema: { type: 'string', enum: ['session', 'cookie'] } },
+        q('link', 'A link token from POST /auth/link/{provider}')],
+    }, 'To the identity provider; sets the flow cookie. ' + reasons)),
+    endpoint('get', '/auth/login/{provider}/callback', redirecting({
+      id: 'finishExternalLogin', summary: 'The identity provider\'s return', tag, anonymous: true, pathParams: true, parameters: [provider],
+    }, 'To the redirect of the flow, with the session (session mode) or refresh (cookie mode) cookie set. ' + reasons)),
+    endpoint('post', '/auth/login/{provider}', operation({
+      id: 'ldapLogin', summary: 'Log in with LDAP directory credentials', tag, anonymous: true, data: TOKENS, pathParams: true, parameters: [provider],
+      body: { type: 'object', required: ['identifier', 'password'], properties: { identifier: str, password: str, otp: str, mode: MODE } },
+    })),
+    endpoint('post', '/auth/link/{provider}', operation({
+      id: 'linkExternalIdentity', summary: 'Link the current local account to a provider (password check)', tag, pathParams: true, parameters: [provider],
+      body: { type: 'object', required: ['current_password'], properties: { current_password: str, redirect: str, identifier: str, password: str } },
+      data: { type: 'object', properties: { url: { ...str, description: 'Redirect providers: open it to finish the link' }, provider: str, linked: { type: 'boolean' } } },
+    })),
+  ];
+}
+
+function authProviders(): Endpoint[] {
+  const tag = 'Auth providers';
+  const record: SchemaObject = {
+    type: 'object',
+    properties: { id: { type: 'integer' }, name: str, extension_key: str, value: freeObject('Provider configuration (camelCase, with driver); clientSecret and bindPassword answer "********"') },
+  };
+  const id = pathParam('id', 'GET: the provider name; PATCH and DELETE: the integer record id');
+  const written: SchemaObject = { type: 'object', properties: { id: { type: 'integer' } } };
+  const base = '/system/auth-providers';
+  return [
+    endpoint('get', base, operation({ id: 'readAuthProviders', summary: 'List runtime sign-on providers', tag, data: arrayOf(record) })),
+    endpoint('post', base, operation({
+      id: 'createAuthProvider', summary: 'Add a sign-on provider', tag, status: 201, data: written, unique: true,
+      body: { type: 'object', required: ['name', 'value'], properties: { name: str, value: freeObject('Provider configuration') } },
+    })),
+    endpoint('get', `${base}/{id}`, operation({ id: 'readAuthProvider', summary: 'Read a sign-on provider by name', tag, parameters: [id], data: record, pathParams: true })),
+    endpoint('patch', `${base}/{id}`, operation({
+      id: 'updateAuthProvider', summary: 'Change a sign-on provider (sending "********" keeps a secret)', tag, parameters: [id], pathParams: true, data: written,
+      body: { type: 'object', required: ['value'], properties: { value: freeObject() } },
+    })),
+    endpoint('delete', `${base}/{id}`, operation({ id: 'deleteAuthProvider', summary: 'Remove a sign-on provider', tag, parameters: [id], status: 204, pathParams: true })),
+  ];
+}
+
 function storageProviders(): Endpoint[] {
   const tag = 'Storage providers';
   const provider: SchemaObject = {
@@ -181,5 +249,5 @@ function extensions(ctx: { record: (c: string) => SchemaObject }): Endpoint[] {
 }
 
 export function authServerEndpoints(ctx: { record: (c: string) => SchemaObject }): Endpoint[] {
-  return [...auth(ctx), ...server(), ...storageProviders(), ...graphqlAndUtils(), ...extensions(ctx)];
+  return [...auth(ctx), ...sso(), ...server(), ...storageProviders(), ...authProviders(), ...graphqlAndUtils(), ...extensions(ctx)];
 }
