@@ -5,6 +5,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { connect } from 'node:net';
 import { join } from 'node:path';
 import { freePort } from './free-port.ts';
 
@@ -177,6 +178,21 @@ function launch(dir: string, url: string, ldapsUrl: string, onOutput: (text: str
   });
 }
 
+/** Resolves once a TCP connection to 127.0.0.1:port succeeds (polling), or rejects after timeoutMs. */
+async function accepting(port: number, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const ok = await new Promise<boolean>((resolve) => {
+      const socket = connect(port, '127.0.0.1');
+      socket.once('connect', () => { socket.destroy(); resolve(true); });
+      socket.once('error', () => { socket.destroy(); resolve(false); });
+    });
+    if (ok) return;
+    if (Date.now() > deadline) throw new Error(`slapd does not accept connections on port ${port}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
 function user(uid: string, rdnValue: string, givenName: string, sn: string): SlapdUser {
   return { uid, dn: `uid=${rdnValue},${PEOPLE}`, password: `${uid.replace(/\W/g, '')}-pw-${randomBytes(3).toString('hex')}`, mail: `${uid.replace(/\W/g, '')}@example.org`, givenName, sn };
 }
@@ -227,6 +243,8 @@ export async function startSlapd(): Promise<TestSlapd> {
       output = '';
       try {
         child = await launch(dir, url, ldapsUrl, (text) => { output += text; });
+        // slapd logs "slapd starting" before its listener thread calls listen(): wait until both ports accept.
+        await Promise.all([url, ldapsUrl].map((u) => accepting(Number(new URL(u).port), 10_000)));
         break;
       } catch (err) {
         if (attempt >= 3 || !output.includes('Address already in use')) throw err;
