@@ -1,6 +1,7 @@
 /** Rate limiting around authentication (SPEC.md > Limits). Each request counts in the global bucket (when
  * enabled) plus exactly one other:
- * - POST /auth/login and POST /shares/auth (share passwords are guessed the same way) -> login bucket, password
+ * - POST /auth/login, POST /auth/login/{provider} and POST /auth/link/{provider} (directory passwords and the
+ *   password check of linking), and POST /shares/auth (share passwords are guessed the same way) -> login bucket, password
  *   reset and invitation endpoints -> email bucket, POST /notify/webhooks/{key} (delivery reports) -> webhook
  *   bucket, keyed by IP;
  * - no token -> per-IP bucket (per-IP assets bucket for /assets/*), counted at arrival;
@@ -28,6 +29,8 @@ const ROUTE_BUCKETS: ReadonlyMap<string, BucketName> = new Map([
 
 /** Route buckets matched by path prefix (POST only). */
 const PREFIX_BUCKETS: ReadonlyArray<readonly [prefix: string, bucket: BucketName]> = [
+  ['/auth/login/', 'login'],
+  ['/auth/link/', 'login'],
   ['/notify/webhooks/', 'webhook'],
 ];
 

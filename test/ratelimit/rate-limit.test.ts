@@ -95,6 +95,17 @@ describe('per-IP, assets, login and email buckets', () => {
     expect(await statuses(2, () => from(t, ip, 'GET', '/server/ping'))).toEqual([200, 200]);
   });
 
+  it('counts the external sign-on password endpoints (POST /auth/login/{provider}, /auth/link/{provider}) in the login bucket', async () => {
+    for (const path of ['/auth/login/corp', '/auth/link/corp']) {
+      const ip = freshIp();
+      const body = { identifier: 'someone', password: 'guess' };
+      // 404: no such provider here; the bucket is consumed before the route runs, as for POST /auth/login.
+      expect(await statuses(3, () => from(t, ip, 'POST', path, { body }))).toEqual([404, 404, 429]);
+      expect(events.at(-1)?.details).toEqual({ limiter: 'endpoint', key: ip, ip });
+      expect(await statuses(2, () => from(t, ip, 'GET', '/server/ping'))).toEqual([200, 200]);
+    }
+  });
+
   it('counts the password reset and invitation endpoints in one email bucket per IP', async () => {
     const ip = freshIp();
     const first = await from(t, ip, 'POST', '/auth/password/request', { body: { email: 'nobody@example.com' } });
