@@ -55,8 +55,10 @@ export function LoginPage() {
       if (err instanceof ApiError && err.code === 'INVALID_OTP' && !needsOtp) {
         setNeedsOtp(true);
         setTimeout(() => otpInput.current?.focus(), 0);
-      } else if (directory && err instanceof ApiError && err.code === 'INVALID_CREDENTIALS' && !/locked/i.test(err.message)) {
-        setError('Wrong username or password.');
+      } else if (directory && err instanceof ApiError && err.code === 'INVALID_CREDENTIALS') {
+        // The plain refusal in the directory's words; the server's own sentences (an unlinked account with the same
+        // email, a lock-out) as they are.
+        setError(err.message === 'Invalid user credentials.' ? 'Wrong username or password.' : err.message);
       } else {
         setError(messageOf(err));
       }

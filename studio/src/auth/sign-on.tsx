@@ -47,16 +47,15 @@ export function leaveFor(provider: SignOnProvider, next: string | null): void {
   location.assign(`/auth/login/${encodeURIComponent(provider.name)}?${new URLSearchParams({ mode: 'session', redirect: back.href })}`);
 }
 
-/** What went wrong, after "Sign-in with <label> failed: ". */
+/** What went wrong, after "Sign-in with <label> failed: " (the codes of core/auth/sso/failure.ts). */
 const REASONS: Record<string, string> = {
-  INVALID_CREDENTIALS: 'there is no account here for the identity you signed in with. Ask an administrator for access',
-  INVALID_PROVIDER: 'this way of signing in is not set up correctly. Tell an administrator',
+  INVALID_CREDENTIALS: 'it was cancelled, or there is no account here for you. Try again, or ask an administrator for an account',
+  ACCOUNT_NOT_LINKED: 'an account with your email already exists here. Sign in with your email and password instead',
+  IDENTITY_ALREADY_LINKED: 'that account is already linked to another user here',
   USER_SUSPENDED: 'your account is suspended. Ask an administrator to reactivate it',
   INVALID_TOKEN: 'the sign-in was interrupted or took too long. Try again',
-  INVALID_PAYLOAD: 'the answer from the provider was incomplete. Try again',
+  INVALID_PROVIDER: 'the provider answered something unexpected. Try again; if it keeps failing, tell an administrator',
   SERVICE_UNAVAILABLE: 'the provider could not be reached. Try again in a moment',
-  FORBIDDEN: 'your account may not use the Studio. Ask an administrator for access',
-  REQUESTS_EXCEEDED: 'too many attempts. Wait a moment and try again',
 };
 
 /** The sentence for a `?reason=` code (a code we do not know gets a general one that still names it). */
@@ -67,28 +66,32 @@ export function reasonSentence(code: string, label: string | null): string {
   return `${failed}. Try again; if it keeps failing, tell an administrator${/^[A-Z][A-Z0-9_]{0,60}$/.test(code) ? ` (reason: ${code})` : ''}.`;
 }
 
-/** The `?reason=` this page was opened with, as a sentence, or null. */
+/** The `?reason=` the Studio was opened with, read as it loads: a sign-in that failed before its way back was known
+ * returns to /admin/, and the way to the sign-in page drops the query. */
+let arrived = new URLSearchParams(location.search).get('reason');
+
+/** The reason this load came with, as a sentence, or null (once told, null). */
 export function arrivedWithReason(): string | null {
-  const code = new URLSearchParams(location.search).get('reason');
-  if (!code) return null;
+  if (!arrived) return null;
   let label: string | null = null;
   try {
     label = sessionStorage.getItem(LEFT_FOR);
   } catch {
     // No storage: the sentence goes without the provider's name.
   }
-  return reasonSentence(code, label);
+  return reasonSentence(arrived, label);
 }
 
-/** Takes the shown `?reason=` out of the address bar (a reload or a bookmark would show it again). */
+/** Once told, the reason leaves the address bar (a reload or a bookmark would tell it again). */
 export function forgetReason(): void {
-  const params = new URLSearchParams(location.search);
-  if (!params.has('reason')) return;
+  arrived = null;
   try {
     sessionStorage.removeItem(LEFT_FOR);
   } catch {
     // Nothing to forget.
   }
+  const params = new URLSearchParams(location.search);
+  if (!params.has('reason')) return;
   params.delete('reason');
   const rest = params.toString();
   history.replaceState(history.state, '', `${location.pathname}${rest ? `?${rest}` : ''}${location.hash}`);
