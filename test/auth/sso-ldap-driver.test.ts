@@ -229,10 +229,13 @@ describe.skipIf(!!SKIP)(`LDAP driver on OpenLDAP${SKIP ? ` (skipped: ${SKIP})` :
     });
   });
 
-  it('every connection the driver opened is closed (slapd logs an ACCEPT and a close for each)', async () => {
+  it('every connection the driver opened is closed, failed TLS included (slapd logs an ACCEPT and a close for each)', async () => {
     await ldapAuthenticate(config(), 'alice', ldap.users.alice.password);
     await failure(ldapAuthenticate(config(), 'alice', 'wrong'));
     await ldapAuthenticate(direct(), 'bob', ldap.users.bob.password);
+    await failure(ldapAuthenticate(config({ startTls: true }), 'alice', ldap.users.alice.password));
+    await failure(ldapAuthenticate(config({ clientUrl: ldap.ldapsUrl }), 'alice', ldap.users.alice.password));
+    await failure(ldapAuthenticate(config(), 'carol', ldap.users.carol.password));
     await new Promise((r) => setTimeout(r, 200));
     const log = ldap.log();
     const accepted = [...log.matchAll(/conn=(\d+) fd=\d+ ACCEPT/g)].map((m) => m[1]);

@@ -25,7 +25,8 @@ export async function ldapAuthenticate(config: LdapProviderConfig, identifier: s
   }
   let client: Client | undefined;
   try {
-    client = await open(config);
+    client = createClient(config);
+    if (config.startTls && !isLdaps(config)) await startTls(client, config);
     return config.bindDn
       ? await withServiceAccount(client, config, { dn: config.bindDn, password: config.bindPassword ?? '' }, identifier, password)
       : await withDirectBind(client, config, identifier, password);
@@ -37,26 +38,30 @@ export async function ldapAuthenticate(config: LdapProviderConfig, identifier: s
   }
 }
 
-async function open(config: LdapProviderConfig): Promise<Client> {
-  const tlsOptions: tls.ConnectionOptions = {
-    rejectUnauthorized: config.tls.rejectUnauthorized,
-    ...(config.tls.ca ? { ca: config.tls.ca } : {}),
-  };
-  const ldaps = config.clientUrl.toLowerCase().startsWith('ldaps:');
-  const client = new Client({
+function isLdaps(config: LdapProviderConfig): boolean {
+  return config.clientUrl.toLowerCase().startsWith('ldaps:');
+}
+
+function tlsOptionsOf(config: LdapProviderConfig): tls.ConnectionOptions {
+  return { rejectUnauthorized: config.tls.rejectUnauthorized, ...(config.tls.ca ? { ca: config.tls.ca } : {}) };
+}
+
+/** Connects lazily, on the first operation. */
+function createClient(config: LdapProviderConfig): Client {
+  return new Client({
     url: config.clientUrl,
     timeout: TIMEOUT_MS,
     connectTimeout: TIMEOUT_MS,
     // Only for ldaps://: ldapts opens a TLS connection whenever tlsOptions is set, which StartTLS must not.
-    ...(ldaps ? { tlsOptions } : {}),
+    ...(isLdaps(config) ? { tlsOptions: tlsOptionsOf(config) } : {}),
     createSecureConnection: secureConnectWithin(TIMEOUT_MS),
   });
-  if (config.startTls && !ldaps) {
-    // The certificate is checked against the URL's host (tls.connect over an existing socket assumes localhost).
-    const host = new URL(config.clientUrl).hostname.replace(/^\[|\]$/g, '');
-    await client.startTLS({ ...tlsOptions, host, ...(isIP(host) ? {} : { servername: host }) });
-  }
-  return client;
+}
+
+async function startTls(client: Client, config: LdapProviderConfig): Promise<void> {
+  // The certificate is checked against the URL's host (tls.connect over an existing socket assumes localhost).
+  const host = new URL(config.clientUrl).hostname.replace(/^\[|\]$/g, '');
+  await client.startTLS({ ...tlsOptionsOf(config), host, ...(isIP(host) ? {} : { servername: host }) });
 }
 
 /** tls.connect with a handshake deadline: ldapts' connectTimeout covers ldaps://, nothing covers StartTLS. */
