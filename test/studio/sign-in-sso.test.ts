@@ -122,6 +122,37 @@ describe.skipIf(!HAS_CHROMIUM)('Studio: external sign-on', () => {
     await context.close();
   });
 
+  it('paints the password form without waiting for the providers, moves nothing when their buttons arrive, and is the password form alone when the list fails', async () => {
+    const { page, context, problems } = await newPage(browser);
+    // GET /auth held back (the real answer, late).
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => { release = resolve; });
+    await page.route(`${url}/auth`, async (route) => { await held; await route.continue(); });
+    await page.goto(`${url}/admin/login`);
+    const email = page.getByLabel('Email');
+    const submit = page.getByRole('button', { name: 'Sign in', exact: true });
+    await email.waitFor();
+    const before = [await email.boundingBox(), await submit.boundingBox()];
+    expect(await page.getByRole('button', { name: `Sign in with ${LABEL}` }).count()).toBe(0);
+    release();
+    await page.getByRole('button', { name: `Sign in with ${LABEL}` }).waitFor();
+    expect([await email.boundingBox(), await submit.boundingBox()]).toEqual(before);
+
+    // The list cannot be had: the password form as it always was, and no error about something not asked for.
+    await page.unroute(`${url}/auth`);
+    await page.route(`${url}/auth`, (route) => route.abort('connectionrefused'));
+    const failed = page.waitForEvent('requestfailed', (r) => r.url() === `${url}/auth`);
+    await page.reload();
+    await failed;
+    await email.waitFor();
+    await page.evaluate(() => new Promise((resolve) => setTimeout(resolve, 100)));
+    expect(await page.getByRole('button', { name: /^Sign in with/ }).count()).toBe(0);
+    expect(await page.getByRole('alert').count()).toBe(0);
+    await page.getByRole('link', { name: 'Forgot your password?' }).waitFor();
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+
   it('tells why the provider\'s sign-in was refused on the sign-in page, and takes the reason out of the address', { timeout: 90_000 }, async () => {
     // Grace signs in once (her user is created), then is suspended.
     const first = await newPage(browser);
@@ -195,6 +226,7 @@ describe.skipIf(!HAS_CHROMIUM)('Studio: external sign-on', () => {
     await page.getByRole('button', { name: 'Sign in', exact: true }).click();
     const otp = page.getByLabel('One-time code', { exact: true });
     await otp.waitFor();
+    await expect.poll(() => otp.evaluate((el) => el === document.activeElement)).toBe(true);
     await checkScreen(page, 'sign-in-ldap-otp');
     await otp.fill('000000');
     await page.getByRole('button', { name: 'Verify' }).click();
@@ -214,7 +246,8 @@ describe.skipIf(!HAS_CHROMIUM)('Studio: external sign-on', () => {
     await page.getByLabel('Username').fill('someone');
     await page.getByRole('button', { name: 'Sign in with email and password' }).click();
     await page.getByRole('heading', { name: 'Sign in', exact: true }).waitFor();
-    await page.getByLabel('Email').waitFor();
+    const email = page.getByLabel('Email');
+    await expect.poll(() => email.evaluate((el) => el === document.activeElement)).toBe(true);
     // The way back and forth keeps what was typed.
     await page.getByRole('button', { name: `Sign in with ${DIRECTORY}` }).click();
     expect(await page.getByLabel('Username').inputValue()).toBe('someone');

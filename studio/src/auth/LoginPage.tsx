@@ -3,7 +3,7 @@
  * own message. The providers of GET /auth (./sign-on.tsx) follow the form once they are known, which the form does
  * not wait for: an LDAP directory turns the form into its own (username and password), OpenID and OAuth2 leave for
  * the provider's page. A refused external sign-in comes back here with `?reason=`, told above the form. */
-import { useEffect, useRef, useState, type FormEvent } from 'react';
+import { useEffect, useState, type FormEvent } from 'react';
 import { Link } from 'wouter';
 import { ApiError, messageOf } from '../api/errors.ts';
 import { useSession } from '../app/session.tsx';
@@ -22,7 +22,6 @@ export function LoginPage() {
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const [refused] = useState(arrivedWithReason);
-  const otpInput = useRef<HTMLInputElement>(null);
   useEffect(forgetReason, []);
 
   // Without the password form, the first directory is the form.
@@ -40,7 +39,6 @@ export function LoginPage() {
     setNeedsOtp(false);
     setOtp('');
     setError(null);
-    setTimeout(() => document.getElementById(provider ? 'login-identifier' : 'login-email')?.focus(), 0);
   }
 
   async function submit(e: FormEvent) {
@@ -54,7 +52,6 @@ export function LoginPage() {
     } catch (err) {
       if (err instanceof ApiError && err.code === 'INVALID_OTP' && !needsOtp) {
         setNeedsOtp(true);
-        setTimeout(() => otpInput.current?.focus(), 0);
       } else if (directory && err instanceof ApiError && err.code === 'INVALID_CREDENTIALS') {
         // The plain refusal in the directory's words; the server's own sentences (an unlinked account with the same
         // email, a lock-out) as they are.
@@ -76,13 +73,14 @@ export function LoginPage() {
             <>
               {directory
                 ? (
-                  <div className="field">
+                  // Keyed: switching remounts the field, so that it takes the focus (autoFocus) from the button that left.
+                  <div className="field" key="identifier">
                     <label htmlFor="login-identifier">Username</label>
                     <input id="login-identifier" autoComplete="username" autoCapitalize="none" spellCheck={false} required value={identifier} onChange={(e) => setIdentifier(e.target.value)} autoFocus />
                   </div>
                 )
                 : (
-                  <div className="field">
+                  <div className="field" key="email">
                     <label htmlFor="login-email">Email</label>
                     <input id="login-email" type="email" autoComplete="username" required value={email} onChange={(e) => setEmail(e.target.value)} autoFocus />
                   </div>
@@ -96,7 +94,7 @@ export function LoginPage() {
           {needsOtp && (
             <div className="field">
               <label htmlFor="login-otp">One-time code</label>
-              <input id="login-otp" ref={otpInput} inputMode="numeric" autoComplete="one-time-code" pattern="[0-9]*" maxLength={6} required value={otp}
+              <input id="login-otp" autoFocus inputMode="numeric" autoComplete="one-time-code" pattern="[0-9]*" maxLength={6} required value={otp}
                 onChange={(e) => setOtp(e.target.value.replace(/\D/g, ''))} />
               <span className="field-note">The six digits your authenticator app shows for this account.</span>
             </div>
