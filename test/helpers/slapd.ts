@@ -54,7 +54,7 @@ export function hasSlapd(): boolean {
 /** Why the LDAP tests cannot run here, or null. In CI (env CI=true) a missing slapd is an error, not a skip. */
 export function slapdSkipReason(): string | null {
   if (hasSlapd()) return null;
-  const reason = `slapd, ldap-utils or openssl missing (apt-get install slapd ldap-utils openssl)`;
+  const reason = 'slapd, slapadd or openssl missing (apt-get install slapd openssl)';
   if (process.env.CI === 'true') throw new Error(`CI: ${reason}`);
   return reason;
 }
