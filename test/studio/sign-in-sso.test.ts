@@ -3,10 +3,14 @@
  * a real LDAP directory (test/helpers/slapd.ts), both configured in the environment as an operator would.
  *
  * OpenID: a deep link, "Sign in with <label>", the provider's page, and back in the Studio signed in at the deep
- * link (the session cookie picked up by the Studio's opening refresh); a refused sign-in comes back to the sign-in
- * page with the reason in a sentence, taken out of the address bar. LDAP: the form switched to the directory, a wrong
- * password told in the form with the username kept, then signed in. Every screen is checked with axe-core and
- * photographed in light and dark. */
+ * link (the session cookie picked up by the Studio's opening refresh); a refused or cancelled sign-in comes back to
+ * the sign-in page with the reason in a sentence, taken out of the address bar. The password form does not wait for
+ * GET /auth, does not move when the buttons arrive, and stands alone when the list fails. LDAP: the form switched to
+ * the directory, a wrong password told in the form with the username kept, then signed in; the one-time code step;
+ * the directory down. Every screen is checked with axe-core and photographed in light and dark.
+ *
+ * The server is started here rather than by the harness: the provider must know its callback URL (so its port)
+ * before the server, configured with the provider's issuer, starts. */
 import { randomUUID } from 'node:crypto';
 import { serve, type ServerType } from '@hono/node-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -182,6 +186,17 @@ describe.skipIf(!HAS_CHROMIUM)('Studio: external sign-on', () => {
     await context.close();
   });
 
+  it('tells a sign-in cancelled at the provider apart', async () => {
+    const { page, context } = await newPage(browser);
+    await page.goto(`${url}/admin/login`);
+    idp.nextDeny();
+    await page.getByRole('button', { name: `Sign in with ${LABEL}` }).click();
+    await expect.poll(() => page.getByRole('alert').textContent())
+      .toBe(`Sign-in with ${LABEL} failed: it was cancelled, or there is no account here for you. Try again, or ask an administrator for an account.`);
+    expect(new URL(page.url()).search).toBe('');
+    await context.close();
+  });
+
   it.skipIf(!WITH_LDAP)('signs in with the directory\'s form; a wrong password is told in the form and the username stays', { timeout: 90_000 }, async () => {
     const alice = slapd!.users.alice;
     const { page, context, problems } = await newPage(browser);
@@ -251,6 +266,23 @@ describe.skipIf(!HAS_CHROMIUM)('Studio: external sign-on', () => {
     // The way back and forth keeps what was typed.
     await page.getByRole('button', { name: `Sign in with ${DIRECTORY}` }).click();
     expect(await page.getByLabel('Username').inputValue()).toBe('someone');
+    await context.close();
+  });
+
+  // Last: it stops the directory.
+  it.skipIf(!WITH_LDAP)('tells that the directory cannot be reached, in the form, with the username kept', async () => {
+    const { page, context, problems } = await newPage(browser);
+    await page.goto(`${url}/admin/login`);
+    await page.getByRole('button', { name: `Sign in with ${DIRECTORY}` }).click();
+    await slapd!.stop();
+    await page.getByLabel('Username').fill('alice');
+    await page.getByLabel('Password', { exact: true }).fill('any-password');
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+    await expect.poll(() => page.getByRole('alert').textContent(), { timeout: 20_000 })
+      .toBe(`${DIRECTORY} cannot be reached right now. Try again in a moment; if it keeps failing, tell an administrator.`);
+    expect(await page.getByLabel('Username').inputValue()).toBe('alice');
+    expect(await page.getByLabel('Password', { exact: true }).inputValue()).toBe('any-password');
+    expect(problems).toEqual([]);
     await context.close();
   });
 });

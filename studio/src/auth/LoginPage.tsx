@@ -56,6 +56,8 @@ export function LoginPage() {
         // The plain refusal in the directory's words; the server's own sentences (an unlinked account with the same
         // email, a lock-out) as they are.
         setError(err.message === 'Invalid user credentials.' ? 'Wrong username or password.' : err.message);
+      } else if (directory && err instanceof ApiError && err.code === 'SERVICE_UNAVAILABLE' && /LDAP directory/.test(err.message)) {
+        setError(`${directory.label} cannot be reached right now. Try again in a moment; if it keeps failing, tell an administrator.`);
       } else {
         setError(messageOf(err));
       }
