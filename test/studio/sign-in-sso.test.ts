@@ -176,10 +176,11 @@ describe.skipIf(!HAS_CHROMIUM)('Studio: external sign-on', () => {
     await page.getByRole('button', { name: 'Sign in as grace' }).click();
     await page.waitForURL(/\/admin\/login/);
     const alert = page.getByRole('alert');
-    await expect.poll(() => alert.textContent()).toBe(`Sign-in with ${LABEL} failed: your account is suspended. Ask an administrator to reactivate it.`);
+    await expect.poll(() => alert.textContent()).toBe(`Sign-in with ${LABEL} failed: your account here is suspended or not active. Ask an administrator to reactivate it.`);
     await expect.poll(() => new URL(page.url()).searchParams.has('reason')).toBe(false);
     // Where the visitor was headed stays for the next try.
     expect(new URL(page.url()).searchParams.get('next')).toBe('/files');
+    expect(await page.evaluate(() => location.search)).toBe('?next=%2Ffiles');
     await expect.poll(() => page.getByRole('heading', { name: 'Sign in', exact: true }).count()).toBe(1);
     await checkScreen(page, 'sign-in-sso-refused');
     expect(problems).toEqual([]);
@@ -193,7 +194,8 @@ describe.skipIf(!HAS_CHROMIUM)('Studio: external sign-on', () => {
     await page.getByRole('button', { name: `Sign in with ${LABEL}` }).click();
     await expect.poll(() => page.getByRole('alert').textContent())
       .toBe(`Sign-in with ${LABEL} failed: it was cancelled, or there is no account here for you. Try again, or ask an administrator for an account.`);
-    expect(new URL(page.url()).search).toBe('');
+    // page.url() follows history.replaceState a moment later than the page does.
+    await expect.poll(() => new URL(page.url()).search).toBe('');
     await context.close();
   });
 

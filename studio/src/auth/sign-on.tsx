@@ -50,9 +50,9 @@ export function leaveFor(provider: SignOnProvider, next: string | null): void {
 /** What went wrong, after "Sign-in with <label> failed: " (the codes of core/auth/sso/failure.ts). */
 const REASONS: Record<string, string> = {
   INVALID_CREDENTIALS: 'it was cancelled, or there is no account here for you. Try again, or ask an administrator for an account',
-  ACCOUNT_NOT_LINKED: 'an account with your email already exists here. Sign in with your email and password instead',
+  ACCOUNT_NOT_LINKED: 'an account with your email already exists here. Sign in the way you did before, or ask an administrator to link the two',
   IDENTITY_ALREADY_LINKED: 'that account is already linked to another user here',
-  USER_SUSPENDED: 'your account is suspended. Ask an administrator to reactivate it',
+  USER_SUSPENDED: 'your account here is suspended or not active. Ask an administrator to reactivate it',
   INVALID_TOKEN: 'the sign-in was interrupted or took too long. Try again',
   INVALID_PROVIDER: 'the provider answered something unexpected. Try again; if it keeps failing, tell an administrator',
   SERVICE_UNAVAILABLE: 'the provider could not be reached. Try again in a moment',
