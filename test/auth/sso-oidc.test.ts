@@ -254,12 +254,16 @@ describe('OpenID Connect sign-in', () => {
     expect(cookiesOf(res).get('svc_session_token')).toBeTruthy();
   });
 
-  it('syncs names, email and the mapped role on each sign-in when SYNC_USER_INFO is on', async () => {
+  it('syncs names, email and the mapped role on each sign-in when SYNC_USER_INFO is on; leaving the group takes the role away', async () => {
     await signIn('sync', 'erin');
     expect(await userOf('erin')).toMatchObject({ first_name: 'Erin', role: null });
     idp.setAccount({ sub: 'erin', email: 'erin2@idp.test', given_name: 'Erin2', family_name: 'E2', groups: ['editors'] });
     await signIn('sync', 'erin');
     expect(await userOf('erin')).toMatchObject({ first_name: 'Erin2', last_name: 'E2', email: 'erin2@idp.test', role: EDITOR_ROLE });
+    // Out of the group at the IdP: no mapped role, and this provider has no default role.
+    idp.setAccount({ sub: 'erin', email: 'erin2@idp.test', given_name: 'Erin2', family_name: 'E2', groups: [] });
+    await signIn('sync', 'erin');
+    expect(await userOf('erin')).toMatchObject({ role: null });
   });
 
   it('signs in with the plain oauth2 driver (authorize/token/profile URLs)', async () => {

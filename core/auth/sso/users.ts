@@ -76,13 +76,16 @@ export async function accountForIdentity(db: Executor, provider: SsoProviderConf
   return (await ssoUserById(db, id))!;
 }
 
-/** SYNC_USER_INFO: names, email (unless another user has it) and the mapped role (when a mapping matches). */
+/** SYNC_USER_INFO: names, email (unless another user has it) and, when a role mapping is configured, the role: the
+ * mapped one, else the default role. With a mapping the provider's groups are the authority, so someone removed
+ * from a mapped group loses its role on their next sign-in (an admin's manual change is overwritten then). */
 async function syncUser(db: Executor, id: string, provider: SsoProviderConfig, profile: ExternalProfile): Promise<void> {
   const email = profile.email && !(await emailOwner(db, profile.email, id)) ? profile.email : null;
-  const role = mappedRole(provider, profile.groups);
-  await run(db, `update svc_users set first_name = $2, last_name = $3, email = coalesce($4, email), role = coalesce($5::uuid, role),
-    auth_data = $6 where id = $1`,
-  [id, profile.firstName, profile.lastName, email, role, JSON.stringify(profile.authData)]);
+  const mapsRoles = Object.keys(provider.roleMapping).length > 0;
+  const role = mapsRoles ? mappedRole(provider, profile.groups) ?? provider.defaultRoleId : null;
+  await run(db, `update svc_users set first_name = $2, last_name = $3, email = coalesce($4, email),
+    role = case when $5::boolean then $6::uuid else role end, auth_data = $7 where id = $1`,
+  [id, profile.firstName, profile.lastName, email, mapsRoles, role, JSON.stringify(profile.authData)]);
 }
 
 export interface LocalAccount { id: string; password: string | null; provider: string; status: string }
