@@ -1,11 +1,14 @@
-/** External sign-on: GET /auth (the providers), the redirect flow (GET /auth/login/{provider} and its callback),
- * LDAP's POST /auth/login/{provider}, and POST /auth/link/{provider}. Rules in core/auth/sso/sign-on.ts. */
+/** External sign-on: GET /auth (the providers), the redirect flow (GET /auth/login/{provider} and its callback:
+ * a GET for OAuth, the SAML Assertion Consumer Service's form POST, and the SAML SP metadata), LDAP's
+ * POST /auth/login/{provider}, and POST /auth/link/{provider}. Rules in core/auth/sso/sign-on.ts. */
 import type { Context, Hono } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import {
-  FLOW_COOKIE, FLOW_TTL_SECONDS, finishLogin, ldapLogin, listPublicProviders, parseLdapLogin, startLink, startLogin,
+  FLOW_COOKIE, FLOW_TTL_SECONDS, finishLogin, finishSamlLogin, ldapLogin, listPublicProviders, parseLdapLogin,
+  samlProviderMetadata, startLink, startLogin,
 } from '../../core/auth/sso/sign-on.ts';
-import { readJsonObject } from '../http/body.ts';
+import { UnsupportedMediaTypeError } from '../../core/errors.ts';
+import { readJsonObject, readText } from '../http/body.ts';
 import type { AppEnv } from '../http/env.ts';
 import { tokenResponseData } from './auth.ts';
 
@@ -46,6 +49,24 @@ export function mountSsoRoutes(app: Hono<AppEnv>): void {
     deleteCookie(c, FLOW_COOKIE, flowCookieOptions(c, name, 0));
     if (result.tokens) tokenResponseData(c, result.tokens, result.mode);
     return c.redirect(result.location, 302);
+  });
+
+  // The SAML Assertion Consumer Service: the IdP's auto-submitted form (HTTP-POST binding).
+  app.post('/auth/login/:provider/callback', async (c) => {
+    const type = (c.req.header('content-type') ?? '').split(';')[0].trim().toLowerCase();
+    if (type !== 'application/x-www-form-urlencoded') throw new UnsupportedMediaTypeError();
+    const form = new URLSearchParams(await readText(c));
+    const result = await finishSamlLogin(c.get('services'), c.req.param('provider'), c.req.path, {
+      SAMLResponse: form.get('SAMLResponse') ?? undefined, RelayState: form.get('RelayState') ?? undefined,
+    }, requestMeta(c));
+    if (result.tokens) tokenResponseData(c, result.tokens, result.mode);
+    // A 302 after a POST is followed with a GET by every browser.
+    return c.redirect(result.location, 302);
+  });
+
+  app.get('/auth/login/:provider/metadata', async (c) => {
+    const xml = await samlProviderMetadata(c.get('services'), c.req.param('provider'), c.req.path);
+    return c.body(xml, 200, { 'content-type': 'application/samlmetadata+xml; charset=utf-8' });
   });
 
   app.post('/auth/login/:provider', async (c) => {

@@ -55,6 +55,8 @@ export const FUNCTION_ROUTE_MANIFEST: RouteManifest = {
     ["GET", "/auth"],
     ["GET", "/auth/login/:provider"],
     ["GET", "/auth/login/:provider/callback"],
+    ["POST", "/auth/login/:provider/callback"],
+    ["GET", "/auth/login/:provider/metadata"],
     ["POST", "/auth/login/:provider"],
     ["POST", "/auth/link/:provider"],
   ],

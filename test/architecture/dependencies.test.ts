@@ -16,9 +16,10 @@ const ROOT = resolve(import.meta.dirname, '../..');
 const LAYERS: readonly (readonly string[])[] = [
   // Plain values and types that import nothing of the core's rules. The caller's identity is a plain type
   // every layer passes along, and the schema overview's shapes are plain types, so both sit here although
-  // they live in access/ and schema/.
+  // they live in access/ and schema/. A SAML IdP's metadata reader (auth/sso/saml-metadata) imports nothing of the
+  // core: the provider configuration checks metadata with it.
   ['errors', 'uuid', 'plain-object', 'crypto', 'streams', 'access/accountability', 'schema/types', 'versions/types',
-    'files/import/addresses', 'auth/sso/types'],
+    'files/import/addresses', 'auth/sso/types', 'auth/sso/saml-metadata'],
   // The configuration: config.ts parses every variable once, with the sections that live beside their module
   // (files/config, ratelimit/config) as plain parsers.
   ['files/config', 'ratelimit/config', 'auth/sso/config'],

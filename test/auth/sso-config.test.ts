@@ -1,7 +1,12 @@
 /** AUTH_PROVIDERS / AUTH_<NAME>_* parsing (core/auth/sso/config.ts): every setting, defaults, and a clear start-up
  * error naming the variable at fault. */
 import { describe, expect, it } from 'vitest';
-import { parseSsoEnv } from '../../core/auth/sso/config.ts';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseProviderRecord, parseSsoEnv } from '../../core/auth/sso/config.ts';
+import { certToPem, readIdpMetadata } from '../../core/auth/sso/saml-metadata.ts';
+import { certBody, makeKeyPair } from '../helpers/saml-idp.ts';
 
 const ROLE = '7c2f6c1e-5f55-4a43-9f43-2a8f3d1f0b11';
 const base = {
@@ -74,7 +79,7 @@ describe('parseSsoEnv', () => {
   });
 
   it.each([
-    [{ AUTH_CORP_DRIVER: 'saml' }, /AUTH_CORP_DRIVER must be one of openid, oauth2, ldap/],
+    [{ AUTH_CORP_DRIVER: 'cas' }, /AUTH_CORP_DRIVER must be one of openid, oauth2, ldap, saml/],
     [{ AUTH_CORP_DRIVER: undefined }, /AUTH_CORP_DRIVER/],
     [{ AUTH_CORP_CLIENT_ID: undefined }, /AUTH_CORP_CLIENT_ID is required/],
     [{ AUTH_CORP_CLIENT_SECRET: '' }, /AUTH_CORP_CLIENT_SECRET is required/],
@@ -102,5 +107,41 @@ describe('parseSsoEnv', () => {
   ])('ldap %o -> error', (patch, message) => {
     const ldap = { AUTH_PROVIDERS: 'dir', AUTH_DIR_DRIVER: 'ldap', AUTH_DIR_CLIENT_URL: 'ldap://h', AUTH_DIR_USER_DN: 'dc=x' };
     expect(() => parseSsoEnv({ ...ldap, ...patch } as Record<string, string | undefined>)).toThrow(message);
+  });
+});
+
+describe('SAML provider configuration', () => {
+  const { cert } = makeKeyPair('config-test-idp');
+  const body = certBody(cert);
+  const metadata = `<md:EntityDescriptor xmlns:md="urn:oasis:names:tc:SAML:2.0:metadata" xmlns:ds="http://www.w3.org/2000/09/xmldsig#" entityID="https://idp.example/e"><md:IDPSSODescriptor protocolSupportEnumeration="urn:oasis:names:tc:SAML:2.0:protocol"><md:KeyDescriptor use="signing"><ds:KeyInfo><ds:X509Data><ds:X509Certificate>${body}</ds:X509Certificate></ds:X509Data></ds:KeyInfo></md:KeyDescriptor><md:SingleSignOnService Binding="urn:oasis:names:tc:SAML:2.0:bindings:HTTP-Redirect" Location="https://idp.example/sso"/></md:IDPSSODescriptor></md:EntityDescriptor>`;
+  const saml = { AUTH_PROVIDERS: 'corp', AUTH_CORP_DRIVER: 'saml' };
+
+  it('reads the metadata from text or a file, with the defaults', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'saml-md-'));
+    writeFileSync(join(dir, 'idp.xml'), metadata);
+    const [fromFile] = parseSsoEnv({ ...saml, AUTH_CORP_IDP_METADATA: join(dir, 'idp.xml') });
+    expect(fromFile).toMatchObject({ driver: 'saml', idpMetadata: metadata, idpSsoUrl: null, idpCert: null, spEntityId: null,
+      identifierKey: null, emailKey: 'email', firstNameKey: 'givenName', lastNameKey: 'sn', groupClaimName: 'groups' });
+    expect(readIdpMetadata(metadata)).toEqual({ entityId: 'https://idp.example/e', ssoUrl: 'https://idp.example/sso', certs: [certToPem(body)] });
+    const [direct] = parseSsoEnv({ ...saml, AUTH_CORP_IDP_SSO_URL: 'https://idp.example/sso', AUTH_CORP_IDP_CERT: cert, AUTH_CORP_IDENTIFIER_KEY: 'uid' });
+    expect(direct).toMatchObject({ idpMetadata: null, idpSsoUrl: 'https://idp.example/sso', idpCert: cert, identifierKey: 'uid' });
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it.each([
+    [{}, /AUTH_CORP_IDP_SSO_URL is required/],
+    [{ AUTH_CORP_IDP_METADATA: '<nope' }, /AUTH_CORP_IDP_METADATA is not well-formed XML/],
+    [{ AUTH_CORP_IDP_METADATA: metadata.replace('HTTP-Redirect', 'HTTP-POST') }, /AUTH_CORP_IDP_METADATA has no SingleSignOnService with the HTTP-Redirect binding/],
+    [{ AUTH_CORP_IDP_METADATA: '/nonexistent/idp.xml' }, /AUTH_CORP_IDP_METADATA names a file that can't be read/],
+    [{ AUTH_CORP_IDP_METADATA: metadata, AUTH_CORP_IDP_SSO_URL: 'https://idp.example/sso' }, /exclude each other/],
+    [{ AUTH_CORP_IDP_SSO_URL: 'https://idp.example/sso', AUTH_CORP_IDP_CERT: 'not a cert' }, /AUTH_CORP_IDP_CERT must be a PEM certificate/],
+  ])('saml %o -> error', (patch, message) => {
+    expect(() => parseSsoEnv({ ...saml, ...patch } as Record<string, string | undefined>)).toThrow(message);
+  });
+
+  it('a runtime record takes the metadata as XML only, and refuses settings of other drivers', () => {
+    expect(() => parseProviderRecord('corp', { driver: 'saml', idpMetadata: '/etc/idp.xml' })).toThrow(/value.idpMetadata" must be the metadata XML/);
+    expect(() => parseProviderRecord('corp', { driver: 'saml', idpMetadata: metadata, clientId: 'x' })).toThrow(/value.clientId" is not a setting of driver saml/);
+    expect(parseProviderRecord('corp', { driver: 'saml', idpMetadata: metadata })).toMatchObject({ driver: 'saml', source: 'settings' });
   });
 });

@@ -75,7 +75,7 @@ describe('/system/auth-providers', () => {
     ['the name default', { name: 'default', value: oidcValue() }, /default/],
     ['an environment provider\'s name', { name: 'envidp', value: oidcValue() }, /environment/],
     ['no value', { name: 'p1' }, /"value"/],
-    ['a bad driver', { name: 'p1', value: oidcValue({ driver: 'saml' }) }, /value.driver/],
+    ['a bad driver', { name: 'p1', value: oidcValue({ driver: 'cas' }) }, /value.driver/],
     ['no clientId', { name: 'p1', value: oidcValue({ clientId: undefined }) }, /value.clientId" is required/],
     ['a bad issuer URL', { name: 'p1', value: oidcValue({ issuerUrl: 'ftp://x' }) }, /value.issuerUrl/],
     ['a bad role mapping', { name: 'p1', value: oidcValue({ roleMapping: { g: 'nope' } }) }, /value.roleMapping/],

@@ -4,14 +4,16 @@
  * - a runtime record's `value` (svc_extension_settings, extension_key `system_auth_provider`), camelCase keys;
  *   a bad value is a 400 naming `value.<key>`.
  * Both go through one normaliser, so a setting means the same thing whichever way it is given. */
+import { X509Certificate } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { InvalidPayloadError } from '../../errors.ts';
-import type { LdapProviderConfig, OAuthProviderConfig, SsoDriverName, SsoProviderConfig } from './types.ts';
+import { readIdpMetadata } from './saml-metadata.ts';
+import type { LdapProviderConfig, OAuthProviderConfig, SamlProviderConfig, SsoDriverName, SsoProviderConfig } from './types.ts';
 
 type Env = Record<string, string | undefined>;
 
 export const PROVIDER_NAME = /^[a-z0-9][a-z0-9_-]{0,63}$/;
-export const DRIVERS: readonly SsoDriverName[] = ['openid', 'oauth2', 'ldap'];
+export const DRIVERS: readonly SsoDriverName[] = ['openid', 'oauth2', 'ldap', 'saml'];
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const SCOPES = ['base', 'one', 'sub'] as const;
 
@@ -20,6 +22,8 @@ const OAUTH_KEYS = [...COMMON_KEYS, 'clientId', 'clientSecret', 'issuerUrl', 'au
   'identifierKey', 'emailKey', 'firstNameKey', 'lastNameKey', 'groupClaimName', 'redirectAllowList'];
 const LDAP_KEYS = [...COMMON_KEYS, 'clientUrl', 'bindDn', 'bindPassword', 'userDn', 'userAttribute', 'userScope', 'mailAttribute',
   'firstNameAttribute', 'lastNameAttribute', 'groupDn', 'groupAttribute', 'groupScope', 'startTls', 'tls'];
+const SAML_KEYS = [...COMMON_KEYS, 'idpMetadata', 'idpSsoUrl', 'idpCert', 'spEntityId', 'identifierKey', 'emailKey',
+  'firstNameKey', 'lastNameKey', 'groupClaimName', 'redirectAllowList'];
 /** Flat forms of `tls` (the environment's AUTH_<NAME>_TLS_REJECT_UNAUTHORIZED and _TLS_CA). */
 const FLAT_TLS_KEYS = ['tlsRejectUnauthorized', 'tlsCa'];
 
@@ -113,7 +117,7 @@ function tlsCa(src: Source, raw: unknown): string | null {
 function buildProvider(name: string, src: Source): SsoProviderConfig {
   const driver = str(src, 'driver');
   if (driver === null || !(DRIVERS as readonly string[]).includes(driver)) src.fail('driver', `must be one of ${DRIVERS.join(', ')}`);
-  const keys = driver === 'ldap' ? LDAP_KEYS : OAUTH_KEYS;
+  const keys = driver === 'ldap' ? LDAP_KEYS : driver === 'saml' ? SAML_KEYS : OAUTH_KEYS;
   for (const k of src.keys ?? []) {
       if (!keys.includes(k) && !(driver === 'ldap' && FLAT_TLS_KEYS.includes(k))) src.fail(k, `is not a setting of driver ${driver}`);
   }
@@ -158,6 +162,7 @@ function buildProvider(name: string, src: Source): SsoProviderConfig {
     if ((config.bindDn === null) !== (config.bindPassword === null)) src.fail('bindPassword', 'and bindDn go together: give both, or neither to bind as the user');
     return config;
   }
+  if (driver === 'saml') return samlProvider(src, common);
   const openid = driver === 'openid';
   const config: OAuthProviderConfig = {
     ...common,
@@ -177,6 +182,47 @@ function buildProvider(name: string, src: Source): SsoProviderConfig {
     redirectAllowList: list(src, 'redirectAllowList'),
   };
   return config;
+}
+
+/** The IdP metadata XML; from the environment also a path to the file (read now, so a missing file stops the start). */
+function idpMetadata(src: Source): string | null {
+  const raw = str(src, 'idpMetadata');
+  if (raw === null) return null;
+  let xml = raw;
+  if (!raw.trimStart().startsWith('<')) {
+    if (src.kind !== 'env') src.fail('idpMetadata', 'must be the metadata XML');
+    try { xml = readFileSync(raw, 'utf8'); } catch { src.fail('idpMetadata', `names a file that can't be read (${raw})`); }
+  }
+  try { readIdpMetadata(xml); } catch (err) { src.fail('idpMetadata', (err as Error).message); }
+  return xml;
+}
+
+function pemCertificate(src: Source, key: string): string {
+  const pem = required(src, key, 'for driver saml without idpMetadata');
+  try { new X509Certificate(pem); } catch { src.fail(key, 'must be a PEM certificate (-----BEGIN CERTIFICATE-----)'); }
+  return pem;
+}
+
+function samlProvider(src: Source, common: Omit<SamlProviderConfig, 'driver' | 'idpMetadata' | 'idpSsoUrl' | 'idpCert' | 'spEntityId'
+  | 'identifierKey' | 'emailKey' | 'firstNameKey' | 'lastNameKey' | 'groupClaimName' | 'redirectAllowList'>): SamlProviderConfig {
+  const metadata = idpMetadata(src);
+  if (metadata !== null && (str(src, 'idpSsoUrl') !== null || str(src, 'idpCert') !== null)) {
+    src.fail('idpMetadata', 'and idpSsoUrl/idpCert exclude each other: give the metadata, or the SSO URL and the certificate');
+  }
+  return {
+    ...common,
+    driver: 'saml',
+    idpMetadata: metadata,
+    idpSsoUrl: metadata === null ? httpUrl(src, 'idpSsoUrl', required(src, 'idpSsoUrl', 'for driver saml without idpMetadata')) : null,
+    idpCert: metadata === null ? pemCertificate(src, 'idpCert') : null,
+    spEntityId: str(src, 'spEntityId'),
+    identifierKey: str(src, 'identifierKey'),
+    emailKey: str(src, 'emailKey') ?? 'email',
+    firstNameKey: str(src, 'firstNameKey') ?? 'givenName',
+    lastNameKey: str(src, 'lastNameKey') ?? 'sn',
+    groupClaimName: str(src, 'groupClaimName') ?? 'groups',
+    redirectAllowList: list(src, 'redirectAllowList'),
+  };
 }
 
 /** AUTH_<NAME>_<SETTING> for a camelCase setting: clientId -> AUTH_GOOGLE_CLIENT_ID. */

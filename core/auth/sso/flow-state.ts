@@ -51,6 +51,38 @@ export async function openFlow(token: string | undefined, provider: string, secr
   }
 }
 
+/** A SAML flow: the IdP answers with a cross-site form POST, which carries no SameSite=Lax cookie, so the flow
+ * travels in RelayState instead (signed like the cookie, with its own audience so neither passes for the other). */
+export interface SamlFlowState {
+  provider: string;
+  /** The AuthnRequest's ID: the response's InResponseTo must name it. */
+  requestId: string;
+  redirect: string;
+  mode: SsoMode;
+  link: string | null;
+}
+
+export async function sealSamlRelay(flow: SamlFlowState, secret: string): Promise<string> {
+  return new SignJWT({ requestId: flow.requestId, redirect: flow.redirect, mode: flow.mode, link: flow.link })
+    .setProtectedHeader({ alg: 'HS256' }).setIssuedAt().setExpirationTime(`${FLOW_TTL_SECONDS}s`)
+    .setAudience(`sso-saml:${flow.provider}`).sign(keyOf(secret, 'flow'));
+}
+
+/** The flow of a RelayState and when it started, or null when missing, forged, expired or for another provider. */
+export async function openSamlRelay(token: string | undefined, provider: string, secret: string): Promise<(SamlFlowState & { issuedAt: number }) | null> {
+  if (!token) return null;
+  try {
+    const { payload: p } = await jwtVerify(token, keyOf(secret, 'flow'), { audience: `sso-saml:${provider}`, algorithms: ['HS256'] });
+    if (typeof p.requestId !== 'string' || typeof p.redirect !== 'string' || typeof p.iat !== 'number') return null;
+    return {
+      provider, requestId: p.requestId, redirect: p.redirect, mode: p.mode === 'cookie' ? 'cookie' : 'session',
+      link: typeof p.link === 'string' ? p.link : null, issuedAt: p.iat * 1000,
+    };
+  } catch {
+    return null;
+  }
+}
+
 /** A 5-minute token naming the user who proved their password and may bind `provider`'s identity. */
 export async function signLinkToken(user: string, provider: string, secret: string): Promise<string> {
   return new SignJWT({ user }).setProtectedHeader({ alg: 'HS256' }).setIssuedAt()

@@ -12,12 +12,17 @@ import { startLoginSession, type LoginMode } from '../login.ts';
 import { spendOtp } from '../otp.ts';
 import { verifyPassword } from '../passwords.ts';
 import { SsoFlowError, type SsoReason } from './failure.ts';
-import { openFlow, sealFlow, signLinkToken, verifyLinkToken, type FlowState, type SsoMode } from './flow-state.ts';
+import {
+  openFlow, openSamlRelay, sealFlow, sealSamlRelay, signLinkToken, verifyLinkToken, type FlowState, type SsoMode,
+} from './flow-state.ts';
 import { ldapAuthenticate } from './ldap.ts';
 import { finishAuthorization, startAuthorization } from './oauth.ts';
 import { allowedRedirect, defaultRedirect, withReason } from './redirect.ts';
 import { publicProvider, type SsoPort } from './registry.ts';
-import type { ExternalProfile, LdapProviderConfig, OAuthProviderConfig, PublicProvider, SsoProviderConfig } from './types.ts';
+import { newRequestId, samlAuthorizeUrl, samlMetadata, samlProfile, spEndpoints } from './saml.ts';
+import type {
+  ExternalProfile, LdapProviderConfig, OAuthProviderConfig, PublicProvider, RedirectProviderConfig, SamlProviderConfig, SsoProviderConfig,
+} from './types.ts';
 import { accountForIdentity, linkIdentity, localAccount, type SsoUser } from './users.ts';
 
 export type SsoServices = AccessPort & ConfigPort & DatabasePort & EventsPort & SchemaPort & StorePort & SsoPort;
@@ -40,8 +45,19 @@ async function provider(services: SsoServices, name: string, path: string): Prom
   return p;
 }
 
-function oauthOnly(p: SsoProviderConfig): OAuthProviderConfig {
+function redirectOnly(p: SsoProviderConfig): RedirectProviderConfig {
   if (p.driver === 'ldap') throw new InvalidPayloadError(`Provider "${p.name}" is an LDAP directory: sign in with POST /auth/login/${p.name}.`);
+  return p;
+}
+
+function oauthOnly(p: SsoProviderConfig): OAuthProviderConfig {
+  const r = redirectOnly(p);
+  if (r.driver === 'saml') throw new InvalidPayloadError(`Provider "${p.name}" is a SAML IdP: its response is posted to /auth/login/${p.name}/callback.`);
+  return r;
+}
+
+function samlOnly(p: SsoProviderConfig, path: string): SamlProviderConfig {
+  if (p.driver !== 'saml') throw new RouteNotFoundError(path);
   return p;
 }
 
@@ -55,7 +71,7 @@ export function callbackUrl(publicUrl: string, name: string): string {
 }
 
 /** The redirect a flow may end at (validated before any IdP traffic): 400 when not allowed. */
-function redirectTarget(services: ConfigPort, p: OAuthProviderConfig, raw: string | undefined): string {
+function redirectTarget(services: ConfigPort, p: RedirectProviderConfig, raw: string | undefined): string {
   if (raw === undefined || raw === '') return defaultRedirect(services.config.publicUrl);
   const ok = allowedRedirect(raw, services.config.publicUrl, p.redirectAllowList);
   if (!ok) throw new InvalidPayloadError(`"redirect" is not an allowed URL for provider "${p.name}".`);
@@ -65,9 +81,10 @@ function redirectTarget(services: ConfigPort, p: OAuthProviderConfig, raw: strin
 export interface StartInput { redirect?: string; mode?: string; link?: string }
 export interface Redirect { location: string; flowCookie: string | null }
 
-/** GET /auth/login/{provider}: the IdP's authorization URL and the flow cookie. */
+/** GET /auth/login/{provider}: the IdP's authorization URL and the flow cookie (OAuth), or the IdP's SSO URL with
+ * the AuthnRequest and the flow in RelayState (SAML). */
 export async function startLogin(services: SsoServices, name: string, path: string, input: StartInput): Promise<Redirect> {
-  const p = oauthOnly(await provider(services, name, path));
+  const p = redirectOnly(await provider(services, name, path));
   const redirect = redirectTarget(services, p, input.redirect);
   if (input.mode !== undefined && input.mode !== 'session' && input.mode !== 'cookie') {
     throw new InvalidPayloadError('"mode" must be one of [session, cookie]');
@@ -78,6 +95,12 @@ export async function startLogin(services: SsoServices, name: string, path: stri
     if (!link) throw new InvalidPayloadError('"link" is not a valid link token (they last 5 minutes).');
   }
   try {
+    if (p.driver === 'saml') {
+      const requestId = newRequestId();
+      const relayState = await sealSamlRelay({ provider: name, requestId, redirect, mode: (input.mode as SsoMode | undefined) ?? 'session', link }, services.config.secret);
+      const sp = spEndpoints(services.config.publicUrl, p);
+      return { location: await samlAuthorizeUrl(await loaded(services), p, sp, requestId, relayState), flowCookie: null };
+    }
     const start = await startAuthorization(await loaded(services), p, callbackUrl(services.config.publicUrl, name));
     const flow: FlowState = {
       provider: name, state: start.state, nonce: start.nonce, verifier: start.verifier, redirect,
@@ -133,19 +156,56 @@ export async function finishLogin(
     const callback = new URL(callbackUrl(services.config.publicUrl, name));
     callback.search = query.toString();
     const profile = await finishAuthorization(await loaded(services), p, callback, flow);
-    if (flow.link) {
-      await linkIdentity(services.database.db, flow.link, p, profile);
-      return { location: flow.redirect, tokens: null, mode: flow.mode, tfaSetupRequired: false };
-    }
-    const user = await signInUser(services, p, profile);
-    // Two-factor of redirect flows is the IdP's business (as in Directus); an enforced one not set up here still
-    // limits the token to setting it up.
-    const tfaSetupRequired = user.enforce_tfa && !(user.tfa_secret && user.tfa_enabled);
-    const tokens = await startLoginSession(services, { user: user.id, role: user.role, provider: name, tfaSetupRequired, mode: flow.mode }, meta);
-    return { location: flow.redirect, tokens, mode: flow.mode, tfaSetupRequired };
+    return await completeRedirectFlow(services, p, flow, profile, meta);
   } catch (err) {
     return fail(failureReason(services, err, name), flow.redirect);
   }
+}
+
+/** The tail of every redirect flow once the IdP's answer is verified: link, or sign in and start a session. */
+async function completeRedirectFlow(
+  services: SsoServices, p: RedirectProviderConfig, flow: { redirect: string; mode: SsoMode; link: string | null }, profile: ExternalProfile, meta: RequestMeta,
+): Promise<CallbackResult> {
+  if (flow.link) {
+    await linkIdentity(services.database.db, flow.link, p, profile);
+    return { location: flow.redirect, tokens: null, mode: flow.mode, tfaSetupRequired: false };
+  }
+  const user = await signInUser(services, p, profile);
+  // Two-factor of redirect flows is the IdP's business (as in Directus); an enforced one not set up here still
+  // limits the token to setting it up.
+  const tfaSetupRequired = user.enforce_tfa && !(user.tfa_secret && user.tfa_enabled);
+  const tokens = await startLoginSession(services, { user: user.id, role: user.role, provider: p.name, tfaSetupRequired, mode: flow.mode }, meta);
+  return { location: flow.redirect, tokens, mode: flow.mode, tfaSetupRequired };
+}
+
+export interface SamlPost { SAMLResponse: string | undefined; RelayState: string | undefined }
+
+/** POST /auth/login/{provider}/callback, the SAML Assertion Consumer Service: the flow comes from the signed
+ * RelayState (the IdP's cross-site form POST carries no SameSite=Lax cookie). Like finishLogin, a flow failure
+ * redirects with a reason; only an unknown provider is a 404. */
+export async function finishSamlLogin(services: SsoServices, name: string, path: string, form: SamlPost, meta: RequestMeta): Promise<CallbackResult> {
+  const p = await provider(services, name, path);
+  if (p.driver !== 'saml') throw new InvalidPayloadError(`Provider "${name}" is not a SAML IdP: its callback is a GET.`);
+  const flow = await openSamlRelay(form.RelayState, name, services.config.secret);
+  if (!flow) {
+    log(services, `${name}: SAML response without a valid RelayState (missing, forged, expired or for another provider)`);
+    return { location: withReason(defaultRedirect(services.config.publicUrl), 'INVALID_TOKEN'), tokens: null, mode: 'session', tfaSetupRequired: false };
+  }
+  try {
+    if (!form.SAMLResponse) throw new SsoFlowError('INVALID_TOKEN', `${name}: the POST holds no SAMLResponse`);
+    const sp = spEndpoints(services.config.publicUrl, p);
+    const profile = await samlProfile(await loaded(services), services.store, p, sp,
+      { SAMLResponse: form.SAMLResponse, RelayState: form.RelayState! }, flow);
+    return await completeRedirectFlow(services, p, flow, profile, meta);
+  } catch (err) {
+    return { location: withReason(flow.redirect, failureReason(services, err, name)), tokens: null, mode: flow.mode, tfaSetupRequired: false };
+  }
+}
+
+/** GET /auth/login/{provider}/metadata: the SP metadata to register at the IdP (404 for a provider that isn't SAML). */
+export async function samlProviderMetadata(services: SsoServices, name: string, path: string): Promise<string> {
+  const p = samlOnly(await provider(services, name, path), path);
+  return samlMetadata(await loaded(services), p, spEndpoints(services.config.publicUrl, p));
 }
 
 async function signInUser(services: SsoServices, p: SsoProviderConfig, profile: ExternalProfile): Promise<SsoUser> {

@@ -2,7 +2,7 @@
  * `system_auth_provider`): the shapes every driver and the provider registry share. A provider comes from the
  * environment (AUTH_PROVIDERS, AUTH_<NAME>_*) or from a runtime record; both parse into these. */
 
-export type SsoDriverName = 'openid' | 'oauth2' | 'ldap';
+export type SsoDriverName = 'openid' | 'oauth2' | 'ldap' | 'saml';
 
 export const AUTH_PROVIDER_KEY = 'system_auth_provider';
 
@@ -73,11 +73,35 @@ export interface LdapProviderConfig extends ProviderCommon {
   tls: { rejectUnauthorized: boolean; ca: string | null };
 }
 
-export type SsoProviderConfig = OAuthProviderConfig | LdapProviderConfig;
+/** SAML 2.0, SP-initiated (./saml.ts). The IdP is given by its metadata XML, or by its SSO URL and signing
+ * certificate; exactly one of the two. */
+export interface SamlProviderConfig extends ProviderCommon {
+  driver: 'saml';
+  /** The IdP's metadata XML (from the environment also a file path, read at start-up). */
+  idpMetadata: string | null;
+  /** The IdP's SSO endpoint (HTTP-Redirect binding) and its signing certificate (PEM), without metadata. */
+  idpSsoUrl: string | null;
+  idpCert: string | null;
+  /** Our entity id; null: `${PUBLIC_URL}/auth/login/<name>/metadata`. */
+  spEntityId: string | null;
+  /** The attribute that identifies the user; null: the NameID. */
+  identifierKey: string | null;
+  emailKey: string;
+  firstNameKey: string;
+  lastNameKey: string;
+  /** The attribute holding the user's groups, for roleMapping. */
+  groupClaimName: string;
+  redirectAllowList: string[];
+}
+
+/** The drivers that sign in by sending the browser to the IdP and back. */
+export type RedirectProviderConfig = OAuthProviderConfig | SamlProviderConfig;
+
+export type SsoProviderConfig = OAuthProviderConfig | LdapProviderConfig | SamlProviderConfig;
 
 /** What a driver found out about the person who signed in. */
 export interface ExternalProfile {
-  /** Stable id at the provider (OIDC `sub`, an OAuth2 profile id, the LDAP entry's DN). */
+  /** Stable id at the provider (OIDC `sub`, an OAuth2 profile id, the LDAP entry's DN, a SAML NameID). */
   identifier: string;
   email: string | null;
   /** The provider vouches for the email (OIDC `email_verified`; LDAP directories are trusted). */

@@ -114,7 +114,7 @@ function sso(): Endpoint[] {
   const listed: SchemaObject = {
     type: 'object',
     properties: {
-      data: arrayOf({ type: 'object', properties: { name: str, driver: { type: 'string', enum: ['openid', 'oauth2', 'ldap'] }, label: str, icon: nullableString } }),
+      data: arrayOf({ type: 'object', properties: { name: str, driver: { type: 'string', enum: ['openid', 'oauth2', 'ldap', 'saml'] }, label: str, icon: nullableString } }),
       disableDefault: { type: 'boolean' },
     },
   };
@@ -123,14 +123,27 @@ function sso(): Endpoint[] {
   return [
     endpoint('get', '/auth', operation({ id: 'listAuthProviders', summary: 'The external sign-on providers', tag, anonymous: true, raw: true, data: listed })),
     endpoint('get', '/auth/login/{provider}', redirecting({
-      id: 'startExternalLogin', summary: 'Start an OpenID Connect or OAuth 2.0 sign-in', tag, anonymous: true, pathParams: true,
+      id: 'startExternalLogin', summary: 'Start an OpenID Connect, OAuth 2.0 or SAML 2.0 sign-in', tag, anonymous: true, pathParams: true,
       parameters: [provider, q('redirect', 'Where to land afterwards: PUBLIC_URL\'s origin or the provider\'s allow-list (default PUBLIC_URL/admin/)'),
         { ...q('mode', 'session (default) or cookie'), schema: { type: 'string', enum: ['session', 'cookie'] } },
         q('link', 'A link token from POST /auth/link/{provider}')],
-    }, 'To the identity provider; sets the flow cookie. ' + reasons)),
+    }, 'To the identity provider (OAuth: sets the flow cookie; SAML: the AuthnRequest, HTTP-Redirect binding, with the flow in '
+      + 'a signed RelayState). ' + reasons)),
     endpoint('get', '/auth/login/{provider}/callback', redirecting({
       id: 'finishExternalLogin', summary: 'The identity provider\'s return', tag, anonymous: true, pathParams: true, parameters: [provider],
     }, 'To the redirect of the flow, with the session (session mode) or refresh (cookie mode) cookie set. ' + reasons)),
+    endpoint('post', '/auth/login/{provider}/callback', redirecting({
+      id: 'samlAssertionConsumer', summary: 'The SAML Assertion Consumer Service (the IdP\'s HTTP-POST form)', tag, anonymous: true,
+      pathParams: true, parameters: [provider],
+      content: { 'application/x-www-form-urlencoded': {
+        type: 'object', required: ['SAMLResponse', 'RelayState'],
+        properties: { SAMLResponse: { ...str, description: 'The base64 Response' }, RelayState: { ...str, description: 'As sent with the AuthnRequest' } },
+      } },
+    }, 'To the redirect of the flow, with the session (session mode) or refresh (cookie mode) cookie set. ' + reasons)),
+    endpoint('get', '/auth/login/{provider}/metadata', operation({
+      id: 'samlServiceProviderMetadata', summary: 'The SAML service provider metadata to register at the IdP (entity id, ACS URL)', tag,
+      anonymous: true, pathParams: true, parameters: [provider], media: { type: 'application/samlmetadata+xml', schema: str },
+    })),
     endpoint('post', '/auth/login/{provider}', operation({
       id: 'ldapLogin', summary: 'Log in with LDAP directory credentials', tag, anonymous: true, data: TOKENS, pathParams: true, parameters: [provider],
       body: { type: 'object', required: ['identifier', 'password'], properties: { identifier: str, password: str, otp: str, mode: MODE } },

@@ -234,7 +234,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Start an OpenID Connect or OAuth 2.0 sign-in */
+        /** Start an OpenID Connect, OAuth 2.0 or SAML 2.0 sign-in */
         get: operations["startExternalLogin"];
         put?: never;
         /** Log in with LDAP directory credentials */
@@ -254,6 +254,24 @@ export interface paths {
         };
         /** The identity provider's return */
         get: operations["finishExternalLogin"];
+        put?: never;
+        /** The SAML Assertion Consumer Service (the IdP's HTTP-POST form) */
+        post: operations["samlAssertionConsumer"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/login/{provider}/metadata": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The SAML service provider metadata to register at the IdP (entity id, ACS URL) */
+        get: operations["samlServiceProviderMetadata"];
         put?: never;
         post?: never;
         delete?: never;
@@ -3637,7 +3655,7 @@ export interface operations {
                     "application/json": {
                         data?: {
                             /** @enum {string} */
-                            driver?: "openid" | "oauth2" | "ldap";
+                            driver?: "openid" | "oauth2" | "ldap" | "saml";
                             icon?: string | null;
                             label?: string;
                             name?: string;
@@ -3825,7 +3843,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description To the identity provider; sets the flow cookie. On failure the redirect carries `reason`: INVALID_CREDENTIALS, INVALID_PROVIDER, INVALID_TOKEN, USER_SUSPENDED, ACCOUNT_NOT_LINKED, IDENTITY_ALREADY_LINKED or SERVICE_UNAVAILABLE. */
+            /** @description To the identity provider (OAuth: sets the flow cookie; SAML: the AuthnRequest, HTTP-Redirect binding, with the flow in a signed RelayState). On failure the redirect carries `reason`: INVALID_CREDENTIALS, INVALID_PROVIDER, INVALID_TOKEN, USER_SUSPENDED, ACCOUNT_NOT_LINKED, IDENTITY_ALREADY_LINKED or SERVICE_UNAVAILABLE. */
             302: {
                 headers: {
                     [name: string]: unknown;
@@ -3908,6 +3926,72 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    samlAssertionConsumer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The provider name (AUTH_PROVIDERS, or a /system/auth-providers record) */
+                provider: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": {
+                    /** @description As sent with the AuthnRequest */
+                    RelayState: string;
+                    /** @description The base64 Response */
+                    SAMLResponse: string;
+                };
+            };
+        };
+        responses: {
+            /** @description To the redirect of the flow, with the session (session mode) or refresh (cookie mode) cookie set. On failure the redirect carries `reason`: INVALID_CREDENTIALS, INVALID_PROVIDER, INVALID_TOKEN, USER_SUSPENDED, ACCOUNT_NOT_LINKED, IDENTITY_ALREADY_LINKED or SERVICE_UNAVAILABLE. */
+            302: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["ContentTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    samlServiceProviderMetadata: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The provider name (AUTH_PROVIDERS, or a /system/auth-providers record) */
+                provider: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/samlmetadata+xml": string;
+                };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];

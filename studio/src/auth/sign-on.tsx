@@ -1,11 +1,11 @@
-/** External sign-on on the sign-in page: the providers of GET /auth (OpenID and OAuth2 sign in at the provider's own
+/** External sign-on on the sign-in page: the providers of GET /auth (OpenID, OAuth2 and SAML sign in at the provider's own
  * page, a full page load there and back; an LDAP directory signs in with a username and password in our form), and
  * the sentence for the `?reason=` a provider's failed sign-in comes back with. */
 import { useQuery } from '@tanstack/react-query';
 
 export interface SignOnProvider {
   name: string;
-  driver: 'openid' | 'oauth2' | 'ldap';
+  driver: 'openid' | 'oauth2' | 'ldap' | 'saml';
   label: string;
   icon: string | null;
 }
@@ -23,7 +23,7 @@ async function readProviders(): Promise<SignOnList> {
     if (!res.ok) return NONE;
     const body = (await res.json()) as { data?: unknown; disableDefault?: unknown };
     const providers = (Array.isArray(body.data) ? body.data as SignOnProvider[] : [])
-      .filter((p) => p && typeof p.name === 'string' && typeof p.label === 'string' && ['openid', 'oauth2', 'ldap'].includes(p.driver));
+      .filter((p) => p && typeof p.name === 'string' && typeof p.label === 'string' && ['openid', 'oauth2', 'ldap', 'saml'].includes(p.driver));
     return { providers, disableDefault: body.disableDefault === true && providers.length > 0 };
   } catch {
     return NONE;
