@@ -5,7 +5,7 @@ import type { Context, Hono } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import {
   FLOW_COOKIE, FLOW_TTL_SECONDS, finishLogin, finishSamlLogin, ldapLogin, listPublicProviders, parseLdapLogin,
-  samlProviderMetadata, startLink, startLogin,
+  SAML_BINDING_COOKIE, samlProviderMetadata, startLink, startLogin,
 } from '../../core/auth/sso/sign-on.ts';
 import { UnsupportedMediaTypeError } from '../../core/errors.ts';
 import { readJsonObject, readText } from '../http/body.ts';
@@ -24,6 +24,12 @@ function flowCookieOptions(c: Context<AppEnv>, provider: string, maxAge: number)
   return { path: `/auth/login/${provider}`, httpOnly: true, secure, sameSite: 'Lax', maxAge } as const;
 }
 
+/** The SAML browser binding (core/auth/sso/sign-on.ts samlBrowserBinding): sent with the IdP's cross-site form
+ * POST, so SameSite=None, which needs Secure; it is only set when PUBLIC_URL is https. */
+function samlBindingCookieOptions(provider: string, maxAge: number) {
+  return { path: `/auth/login/${provider}`, httpOnly: true, secure: true, sameSite: 'None', maxAge } as const;
+}
+
 function query(c: Context<AppEnv>, key: string): string | undefined {
   const v = c.req.query(key);
   return v === undefined ? undefined : v;
@@ -38,6 +44,7 @@ export function mountSsoRoutes(app: Hono<AppEnv>): void {
       redirect: query(c, 'redirect'), mode: query(c, 'mode'), link: query(c, 'link'),
     });
     if (result.flowCookie) setCookie(c, FLOW_COOKIE, result.flowCookie, flowCookieOptions(c, name, FLOW_TTL_SECONDS));
+    if (result.samlBinding) setCookie(c, SAML_BINDING_COOKIE, result.samlBinding, samlBindingCookieOptions(name, FLOW_TTL_SECONDS));
     return c.redirect(result.location, 302);
   });
 
@@ -56,9 +63,11 @@ export function mountSsoRoutes(app: Hono<AppEnv>): void {
     const type = (c.req.header('content-type') ?? '').split(';')[0].trim().toLowerCase();
     if (type !== 'application/x-www-form-urlencoded') throw new UnsupportedMediaTypeError();
     const form = new URLSearchParams(await readText(c));
-    const result = await finishSamlLogin(c.get('services'), c.req.param('provider'), c.req.path, {
+    const name = c.req.param('provider');
+    const result = await finishSamlLogin(c.get('services'), name, c.req.path, {
       SAMLResponse: form.get('SAMLResponse') ?? undefined, RelayState: form.get('RelayState') ?? undefined,
-    }, requestMeta(c));
+    }, getCookie(c, SAML_BINDING_COOKIE), requestMeta(c));
+    if (getCookie(c, SAML_BINDING_COOKIE)) deleteCookie(c, SAML_BINDING_COOKIE, samlBindingCookieOptions(name, 0));
     if (result.tokens) tokenResponseData(c, result.tokens, result.mode);
     // A 302 after a POST is followed with a GET by every browser.
     return c.redirect(result.location, 302);

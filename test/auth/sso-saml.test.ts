@@ -288,3 +288,59 @@ describe('SAML responses that must be refused', () => {
     expect(res.status).toBe(404);
   });
 });
+
+describe('SAML 2.0 sign-in over https: the flow is bound to the browser that started it (login CSRF)', () => {
+  const HTTPS_URL = 'https://app.test';
+  let s: TestApp;
+
+  beforeAll(async () => {
+    s = await createTestApp({
+      env: { PUBLIC_URL: HTTPS_URL, AUTH_PROVIDERS: 'corp', AUTH_CORP_DRIVER: 'saml', AUTH_CORP_IDP_METADATA: idp.metadata, AUTH_CORP_ALLOW_PUBLIC_REGISTRATION: 'true' },
+    });
+    idp.registerSp(await (await s.app.request('/auth/login/corp/metadata')).text());
+  }, 60_000);
+
+  afterAll(async () => { await s?.close(); });
+
+  /** Starts a flow: the IdP's form for `nameId` and the binding cookie the start set. */
+  async function started(nameId: string): Promise<{ form: PostedForm; binding: string }> {
+    const start = await s.app.request('/auth/login/corp', { redirect: 'manual' });
+    expect(start.status).toBe(302);
+    const [cookie] = start.headers.getSetCookie();
+    expect(cookie).toMatch(/^svc_sso_saml=[\w-]{20,};/);
+    expect(cookie).toMatch(/; HttpOnly/i);
+    expect(cookie).toMatch(/; Secure/i);
+    expect(cookie).toMatch(/; SameSite=None/i);
+    expect(cookie).toMatch(/; Path=\/auth\/login\/corp/i);
+    idp.nextLogin(nameId, { email: `${nameId}@corp.test` });
+    return { form: await idp.signIn(start.headers.get('location')!), binding: cookie.split(';')[0] };
+  }
+
+  async function postAs(form: PostedForm, cookie: string | null) {
+    const res = await s.app.request('/auth/login/corp/callback', {
+      method: 'POST', redirect: 'manual',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', ...(cookie ? { cookie } : {}) },
+      body: new URLSearchParams({ SAMLResponse: form.SAMLResponse, RelayState: form.RelayState }).toString(),
+    });
+    expect(res.status).toBe(302);
+    return { res, reason: new URL(res.headers.get('location')!).searchParams.get('reason') };
+  }
+
+  it('signs in the browser that started the flow; refuses the same answer posted by a browser without the cookie or with another flow\'s', async () => {
+    const attacker = await started('pers-attacker');
+    const other = await started('pers-other');
+    // The attacker's unused answer, posted from the victim's browser: no binding cookie, or the victim's own flow's.
+    for (const cookie of [null, other.binding]) {
+      const { res, reason } = await postAs(attacker.form, cookie);
+      expect(reason).toBe('INVALID_TOKEN');
+      expect(sessionOf(res)).toBeUndefined();
+    }
+    expect(await userOf('pers-attacker')).toBeUndefined();
+    // The browser that started it.
+    const { res, reason } = await postAs(attacker.form, attacker.binding);
+    expect(reason).toBeNull();
+    expect(sessionOf(res)).toBeTruthy();
+    // The binding cookie is spent.
+    expect(res.headers.getSetCookie().some((c) => /^svc_sso_saml=;/.test(c) || (c.startsWith('svc_sso_saml=') && /Max-Age=0/i.test(c)))).toBe(true);
+  });
+});

@@ -60,10 +60,12 @@ export interface SamlFlowState {
   redirect: string;
   mode: SsoMode;
   link: string | null;
+  /** The SHA-256 (base64url) of the browser binding cookie's value, or null when PUBLIC_URL is not https. */
+  browser: string | null;
 }
 
 export async function sealSamlRelay(flow: SamlFlowState, secret: string): Promise<string> {
-  return new SignJWT({ requestId: flow.requestId, redirect: flow.redirect, mode: flow.mode, link: flow.link })
+  return new SignJWT({ requestId: flow.requestId, redirect: flow.redirect, mode: flow.mode, link: flow.link, browser: flow.browser })
     .setProtectedHeader({ alg: 'HS256' }).setIssuedAt().setExpirationTime(`${FLOW_TTL_SECONDS}s`)
     .setAudience(`sso-saml:${flow.provider}`).sign(keyOf(secret, 'flow'));
 }
@@ -76,7 +78,7 @@ export async function openSamlRelay(token: string | undefined, provider: string,
     if (typeof p.requestId !== 'string' || typeof p.redirect !== 'string' || typeof p.iat !== 'number') return null;
     return {
       provider, requestId: p.requestId, redirect: p.redirect, mode: p.mode === 'cookie' ? 'cookie' : 'session',
-      link: typeof p.link === 'string' ? p.link : null, issuedAt: p.iat * 1000,
+      link: typeof p.link === 'string' ? p.link : null, browser: typeof p.browser === 'string' ? p.browser : null, issuedAt: p.iat * 1000,
     };
   } catch {
     return null;

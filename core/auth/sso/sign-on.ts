@@ -1,6 +1,7 @@
 /** External sign-on: the listing of GET /auth, the redirect flow (start, callback), LDAP's POST login and linking.
  * HTTP stays in functions/routes/auth-sso.ts; here are the rules. Every piece of flow state is in the signed flow
  * cookie (./flow-state.ts), so any process or Lambda can finish a flow another one started. */
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Accountability } from '../../access/accountability.ts';
 import {
   InvalidCredentialsError, InvalidOtpError, InvalidPayloadError, RouteNotFoundError, ServiceError, UserSuspendedError,
@@ -79,7 +80,28 @@ function redirectTarget(services: ConfigPort, p: RedirectProviderConfig, raw: st
 }
 
 export interface StartInput { redirect?: string; mode?: string; link?: string }
-export interface Redirect { location: string; flowCookie: string | null }
+/** `samlBinding`: the value of the SAML browser binding cookie to set (see samlBrowserBinding). */
+export interface Redirect { location: string; flowCookie: string | null; samlBinding?: string }
+
+export const SAML_BINDING_COOKIE = 'svc_sso_saml';
+
+/** Login CSRF: a SAML flow travels in RelayState, so without more, someone could start a flow of their own, stop
+ * before posting the IdP's answer, and have a victim's browser post it, signing the victim in as them. The flow is
+ * bound to the browser that started it by a random cookie whose hash the RelayState carries. The IdP's form POST
+ * is cross-site, so the cookie must be SameSite=None, which browsers accept only with Secure: over https. A server
+ * whose PUBLIC_URL is http (a laptop) starts unbound flows. */
+function samlBrowserBinding(publicUrl: string): { cookie: string; hash: string } | null {
+  if (!publicUrl.startsWith('https:')) return null;
+  const cookie = randomBytes(24).toString('base64url');
+  return { cookie, hash: createHash('sha256').update(cookie).digest('base64url') };
+}
+
+function bindingMatches(expectedHash: string, cookie: string | undefined): boolean {
+  if (!cookie) return false;
+  const got = createHash('sha256').update(cookie).digest();
+  const want = Buffer.from(expectedHash, 'base64url');
+  return got.length === want.length && timingSafeEqual(got, want);
+}
 
 /** GET /auth/login/{provider}: the IdP's authorization URL and the flow cookie (OAuth), or the IdP's SSO URL with
  * the AuthnRequest and the flow in RelayState (SAML). */
@@ -97,9 +119,13 @@ export async function startLogin(services: SsoServices, name: string, path: stri
   try {
     if (p.driver === 'saml') {
       const requestId = newRequestId();
-      const relayState = await sealSamlRelay({ provider: name, requestId, redirect, mode: (input.mode as SsoMode | undefined) ?? 'session', link }, services.config.secret);
+      const binding = samlBrowserBinding(services.config.publicUrl);
+      const relayState = await sealSamlRelay({
+        provider: name, requestId, redirect, mode: (input.mode as SsoMode | undefined) ?? 'session', link, browser: binding?.hash ?? null,
+      }, services.config.secret);
       const sp = spEndpoints(services.config.publicUrl, p);
-      return { location: await samlAuthorizeUrl(await loaded(services), p, sp, requestId, relayState), flowCookie: null };
+      const location = await samlAuthorizeUrl(await loaded(services), p, sp, requestId, relayState);
+      return { location, flowCookie: null, ...(binding ? { samlBinding: binding.cookie } : {}) };
     }
     const start = await startAuthorization(await loaded(services), p, callbackUrl(services.config.publicUrl, name));
     const flow: FlowState = {
@@ -183,7 +209,9 @@ export interface SamlPost { SAMLResponse: string | undefined; RelayState: string
 /** POST /auth/login/{provider}/callback, the SAML Assertion Consumer Service: the flow comes from the signed
  * RelayState (the IdP's cross-site form POST carries no SameSite=Lax cookie). Like finishLogin, a flow failure
  * redirects with a reason; only an unknown provider is a 404. */
-export async function finishSamlLogin(services: SsoServices, name: string, path: string, form: SamlPost, meta: RequestMeta): Promise<CallbackResult> {
+export async function finishSamlLogin(
+  services: SsoServices, name: string, path: string, form: SamlPost, bindingCookie: string | undefined, meta: RequestMeta,
+): Promise<CallbackResult> {
   const p = await provider(services, name, path);
   if (p.driver !== 'saml') throw new InvalidPayloadError(`Provider "${name}" is not a SAML IdP: its callback is a GET.`);
   const flow = await openSamlRelay(form.RelayState, name, services.config.secret);
@@ -192,6 +220,9 @@ export async function finishSamlLogin(services: SsoServices, name: string, path:
     return { location: withReason(defaultRedirect(services.config.publicUrl), 'INVALID_TOKEN'), tokens: null, mode: 'session', tfaSetupRequired: false };
   }
   try {
+    if (flow.browser !== null && !bindingMatches(flow.browser, bindingCookie)) {
+      throw new SsoFlowError('INVALID_TOKEN', `${name}: the SAML response was posted by a browser other than the one that started the flow (no or another binding cookie)`);
+    }
     if (!form.SAMLResponse) throw new SsoFlowError('INVALID_TOKEN', `${name}: the POST holds no SAMLResponse`);
     const sp = spEndpoints(services.config.publicUrl, p);
     const profile = await samlProfile(await loaded(services), services.store, p, sp,
