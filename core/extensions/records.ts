@@ -1,11 +1,15 @@
 /** Reads of svc_extensions and svc_extension_settings (SPEC.md > Endpoints > Extensions). Settings values with
- * secrets (storage providers) are shown masked, as /system/storage-providers shows them. */
+ * secrets are shown masked, as their own APIs show them: storage providers as /system/storage-providers, sign-on
+ * providers as /system/auth-providers. */
 import type { ServiceContext } from '../context.ts';
 import { run } from '../db/database.ts';
 import { NotFoundError } from '../errors.ts';
 import { requireAdmin } from '../admin/system-records.ts';
 import { assertAuthenticated } from '../access/authenticated.ts';
+import { maskProviderValue } from '../auth/sso/provider-secrets.ts';
+import { AUTH_PROVIDER_KEY } from '../auth/sso/types.ts';
 import { maskConfig } from '../storage/provider-config.ts';
+import { listSettings, type ExtensionSettingRow } from './settings-table.ts';
 import { isUuid } from '../uuid.ts';
 
 export interface ExtensionRow { id: string; enabled: boolean; folder: string; source: string; bundle: string | null }
@@ -25,14 +29,16 @@ export async function readExtension(ctx: ServiceContext, id: string): Promise<Ex
   return row;
 }
 
-export interface ExtensionSettingRow { id: number; extension_key: string; name: string | null; value: unknown }
+export type { ExtensionSettingRow };
 
 export async function listExtensionSettings(ctx: ServiceContext, extensionKey: string | null): Promise<ExtensionSettingRow[]> {
   requireAdmin(ctx);
-  const rows = extensionKey === null
-    ? await run<ExtensionSettingRow>(ctx.db, 'select id, extension_key, name, value from svc_extension_settings order by id')
-    : await run<ExtensionSettingRow>(ctx.db, 'select id, extension_key, name, value from svc_extension_settings where extension_key = $1 order by id', [extensionKey]);
-  return rows.map((r) => ({ ...r, value: isRecord(r.value) ? maskConfig(r.value) : r.value }));
+  const rows = await listSettings(ctx.db, extensionKey);
+  return rows.map((r) => ({ ...r, value: isRecord(r.value) ? masked(r.extension_key, r.value) : r.value }));
+}
+
+function masked(key: string, value: Record<string, unknown>): Record<string, unknown> {
+  return key === AUTH_PROVIDER_KEY ? maskProviderValue(value) : maskConfig(value);
 }
 
 function isRecord(v: unknown): v is Record<string, unknown> {

@@ -2,9 +2,12 @@
  * extension_key `system_storage_provider`. Sensitive fields are encrypted at rest and answered as `********`;
  * every change bumps the schema version so every process reloads its providers. */
 import type { ServiceContext } from '../context.ts';
-import { inTransaction, run } from '../db/database.ts';
+import { inTransaction } from '../db/database.ts';
 import { ForbiddenError, InvalidPayloadError, NotFoundError, RecordNotUniqueError } from '../errors.ts';
 import { isPlainObject } from '../items/write/payload.ts';
+import {
+  deleteSetting, insertSetting, listSettings, lockSetting, settingByName, settingValue, updateSettingValue, type ExtensionSettingRow,
+} from '../extensions/settings-table.ts';
 import type { ConfigPort, SchemaPort } from '../ports.ts';
 import { maskConfig, sealConfig, unmask, validateProviderConfig } from './provider-config.ts';
 import { STORAGE_PROVIDER_KEY, type StorageRegistry } from './registry.ts';
@@ -17,13 +20,8 @@ function assertAdmin(ctx: ServiceContext): void {
   if (!ctx.accountability.admin) throw new ForbiddenError();
 }
 
-function parsed(value: unknown): Record<string, unknown> {
-  const v = typeof value === 'string' ? JSON.parse(value) : value;
-  return (v ?? {}) as Record<string, unknown>;
-}
-
-function shown(row: { id: number; name: string; extension_key: string; value: unknown }): ProviderRecord {
-  return { id: row.id, name: row.name, extension_key: row.extension_key, value: maskConfig(parsed(row.value)) };
+function shown(row: ExtensionSettingRow): ProviderRecord {
+  return { id: row.id, name: row.name ?? '', extension_key: row.extension_key, value: maskConfig(settingValue(row.value)) };
 }
 
 function plainObject(body: unknown): Record<string, unknown> {
@@ -33,15 +31,12 @@ function plainObject(body: unknown): Record<string, unknown> {
 
 export async function listProviders(ctx: ServiceContext): Promise<ProviderRecord[]> {
   assertAdmin(ctx);
-  const rows = await run<{ id: number; name: string; extension_key: string; value: unknown }>(ctx.db,
-    'select id, name, extension_key, value from svc_extension_settings where extension_key = $1 order by id', [STORAGE_PROVIDER_KEY]);
-  return rows.map(shown);
+  return (await listSettings(ctx.db, STORAGE_PROVIDER_KEY)).map(shown);
 }
 
 export async function readProvider(ctx: ServiceContext, name: string): Promise<ProviderRecord> {
   assertAdmin(ctx);
-  const [row] = await run<{ id: number; name: string; extension_key: string; value: unknown }>(ctx.db,
-    'select id, name, extension_key, value from svc_extension_settings where extension_key = $1 and name = $2', [STORAGE_PROVIDER_KEY, name]);
+  const row = await settingByName(ctx.db, STORAGE_PROVIDER_KEY, name);
   if (!row) throw new NotFoundError(`Storage provider "${name.slice(0, 64)}" doesn't exist.`);
   return shown(row);
 }
@@ -55,13 +50,10 @@ export async function createProvider(services: ConfigPort & SchemaPort, ctx: Ser
   }
   const config = validateProviderConfig(input.value, services.config.files.storageLocalRoot);
   const sealed = sealConfig(config as unknown as Record<string, unknown>, services.config.secret);
-  const [exists] = await run(ctx.db, 'select 1 from svc_extension_settings where extension_key = $1 and name = $2', [STORAGE_PROVIDER_KEY, input.name]);
-  if (exists) throw new RecordNotUniqueError({ field: 'name' });
-  const [row] = await run<{ id: number }>(ctx.db,
-    'insert into svc_extension_settings (extension_key, name, value) values ($1, $2, $3) returning id',
-    [STORAGE_PROVIDER_KEY, input.name, JSON.stringify(sealed)]);
+  if (await settingByName(ctx.db, STORAGE_PROVIDER_KEY, input.name)) throw new RecordNotUniqueError({ field: 'name' });
+  const id = await insertSetting(ctx.db, STORAGE_PROVIDER_KEY, input.name, sealed);
   await services.schema.invalidate();
-  return { id: row.id };
+  return { id };
 }
 
 function recordId(id: string): number {
@@ -77,16 +69,14 @@ export async function updateProvider(services: ConfigPort & SchemaPort, ctx: Ser
   const key = recordId(id);
   const { secret } = services.config;
   await inTransaction(ctx.db, async (trx) => {
-    const [row] = await run<{ value: unknown }>(trx,
-      'select value from svc_extension_settings where id = $1 and extension_key = $2 for update', [key, STORAGE_PROVIDER_KEY]);
+    const row = await lockSetting(trx, STORAGE_PROVIDER_KEY, key);
     if (!row) throw new NotFoundError('Storage provider not found.');
-    const stored = parsed(row.value);
+    const stored = settingValue(row.value);
     const update = plainObject(input.value);
     // A partial value keeps the stored settings it doesn't mention; a different driver starts afresh.
     const merged = update.driver === undefined || update.driver === stored.driver ? { ...stored, ...update } : update;
     const config = validateProviderConfig(unmask(merged, stored, secret), services.config.files.storageLocalRoot);
-    await run(trx, 'update svc_extension_settings set value = $2 where id = $1',
-      [key, JSON.stringify(sealConfig(config as unknown as Record<string, unknown>, secret))]);
+    await updateSettingValue(trx, key, sealConfig(config as unknown as Record<string, unknown>, secret));
   });
   await services.schema.invalidate();
   return { id: key };
@@ -94,8 +84,7 @@ export async function updateProvider(services: ConfigPort & SchemaPort, ctx: Ser
 
 export async function deleteProvider(services: SchemaPort, ctx: ServiceContext, id: string): Promise<void> {
   assertAdmin(ctx);
-  const rows = await run(ctx.db, 'delete from svc_extension_settings where id = $1 and extension_key = $2 returning id', [recordId(id), STORAGE_PROVIDER_KEY]);
-  if (rows.length === 0) throw new NotFoundError('Storage provider not found.');
+  if (!(await deleteSetting(ctx.db, STORAGE_PROVIDER_KEY, recordId(id)))) throw new NotFoundError('Storage provider not found.');
   await services.schema.invalidate();
 }
 

@@ -4,8 +4,8 @@
  * Loaded per schema version: a provider change bumps the version, so every process reloads on its next request. */
 import type { Kysely } from 'kysely';
 import type { Config } from '../config.ts';
-import { run } from '../db/database.ts';
 import { ServiceUnavailableError } from '../errors.ts';
+import { listSettings, settingValue } from '../extensions/settings-table.ts';
 import type { StorageDriver } from './driver.ts';
 import { LocalDriver } from './local.ts';
 import { ObjectstoreDriver } from './objectstore.ts';
@@ -63,14 +63,12 @@ export class StorageRegistry {
   }
 
   async #load(): Promise<StorageProviders> {
-    const rows = await run<{ name: string; value: unknown }>(this.db,
-      'select name, value from svc_extension_settings where extension_key = $1 order by id', [STORAGE_PROVIDER_KEY]);
     const drivers = new Map<string, StorageDriver>();
     const names: string[] = [];
-    for (const row of rows) {
-      const stored = typeof row.value === 'string' ? JSON.parse(row.value) : row.value;
+    for (const row of await listSettings(this.db, STORAGE_PROVIDER_KEY)) {
+      if (row.name === null) continue;
       try {
-        drivers.set(row.name, driverFor(validateProviderConfig(openConfig(stored as Record<string, unknown>, this.config.secret), this.config.files.storageLocalRoot)));
+        drivers.set(row.name, driverFor(validateProviderConfig(openConfig(settingValue(row.value), this.config.secret), this.config.files.storageLocalRoot)));
         names.push(row.name);
       } catch (err) {
         // One broken record (e.g. written under another SECRET) must not take the others down.

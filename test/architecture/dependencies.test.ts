@@ -32,8 +32,9 @@ const LAYERS: readonly (readonly string[])[] = [
   ['backup'],
   // What every service call carries (executor, schema overview, accountability, bus).
   ['context'],
-  // The owner of svc_users' statements (core/users/table.ts): auth, access, workflow and notify read users through it.
-  ['users/table'],
+  // The owners of svc_users' statements (core/users/table.ts: auth, access, workflow and notify read users through it)
+  // and of svc_extension_settings' (core/extensions/settings-table.ts: the storage and sign-on providers' records).
+  ['users/table', 'extensions/settings-table'],
   // The in-app channel's writer (svc_notifications rows and their sent log): a login lockout and the workflow
   // tell people in-app through it, below the rest of notify/.
   ['notify/inapp'],

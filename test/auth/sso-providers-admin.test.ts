@@ -53,6 +53,11 @@ describe('/system/auth-providers', () => {
     const list = await t.req('GET', '/system/auth-providers');
     expect(list.body.data.map((p: { name: string }) => p.name)).toEqual(['corp']);
     expect(JSON.stringify(list.body)).not.toContain('top-secret-value');
+    // The generic read of the records masks the secret as this API does (not the sealed text).
+    const settings = await t.req('GET', '/extension-settings?extension_key=system_auth_provider');
+    expect(settings.status).toBe(200);
+    expect(settings.body.data).toEqual([expect.objectContaining({ id, name: 'corp', value: expect.objectContaining({ clientSecret: '********', clientId: 'cid' }) })]);
+    expect(JSON.stringify(settings.body)).not.toContain('enc:v1:');
 
     // Listed publicly once created (the registry reloads with the schema version).
     expect((await t.req('GET', '/auth', undefined, { token: null })).body.data).toContainEqual({ name: 'corp', driver: 'openid', label: 'Corp', icon: null });

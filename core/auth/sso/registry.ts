@@ -4,7 +4,7 @@
  * every process (and every Lambda) reloads on its next request; nothing lives only in one process's memory. */
 import type { Kysely } from 'kysely';
 import type { Config } from '../../config.ts';
-import { run } from '../../db/database.ts';
+import { listSettings, settingValue } from '../../extensions/settings-table.ts';
 import { parseProviderRecord } from './config.ts';
 import { openProviderValue } from './provider-secrets.ts';
 import { AUTH_PROVIDER_KEY, type PublicProvider, type SsoProviderConfig } from './types.ts';
@@ -61,14 +61,11 @@ export class AuthProviderRegistry {
   async #load(): Promise<LoadedSsoProviders> {
     const map = new Map<string, SsoProviderConfig>();
     for (const p of this.config.authProviders) map.set(p.name, p);
-    const rows = await run<{ name: string; value: unknown }>(this.db,
-      'select name, value from svc_extension_settings where extension_key = $1 order by id', [AUTH_PROVIDER_KEY]);
-    for (const row of rows) {
+    for (const row of await listSettings(this.db, AUTH_PROVIDER_KEY)) {
       // The API refuses these; a record written around it must not shadow an environment provider.
-      if (map.has(row.name) || row.name === 'default') continue;
+      if (row.name === null || map.has(row.name) || row.name === 'default') continue;
       try {
-        const stored = typeof row.value === 'string' ? JSON.parse(row.value) : row.value;
-        map.set(row.name, parseProviderRecord(row.name, openProviderValue(stored as Record<string, unknown>, this.config.secret)));
+        map.set(row.name, parseProviderRecord(row.name, openProviderValue(settingValue(row.value), this.config.secret)));
       } catch (err) {
         // One broken record (e.g. written under another SECRET) must not take the others down.
         if (this.config.logLevel !== 'silent') console.error(`Auth provider "${row.name}" could not be loaded:`, (err as Error).message);
