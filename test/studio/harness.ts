@@ -112,3 +112,49 @@ export async function checkScreen(page: Page, screen: string): Promise<void> {
   await expectAccessible(page, screen);
   await shoot(page, screen);
 }
+
+/** An API call as the test's admin (or the token given), expecting success; answers the body's `data`. */
+export async function api(server: StudioServer, method: string, path: string, body?: unknown, token?: string): Promise<any> {
+  const res = await server.t.req(method, path, body, token === undefined ? {} : { token });
+  expect(res.status, `${method} ${path}: ${JSON.stringify(res.body)}`).toBeLessThan(300);
+  return res.body?.data;
+}
+
+/** Main-thread work on the page, from the Performance API: long tasks (over 50 ms of uninterrupted script, layout or
+ * paint) and the Event Timing entries of interactions (the handlers' processing time, and the whole time from input
+ * to the next paint). Installed before any script of the page runs, on every document the page loads. */
+export async function watchMainThread(page: Page): Promise<void> {
+  await page.addInitScript(() => {
+    const w = window as unknown as { __mainThread: { longTasks: number[]; events: { name: string; processing: number; duration: number }[] } };
+    w.__mainThread = { longTasks: [], events: [] };
+    try {
+      new PerformanceObserver((list) => {
+        for (const e of list.getEntries()) w.__mainThread.longTasks.push(e.duration);
+      }).observe({ type: 'longtask', buffered: true });
+      new PerformanceObserver((list) => {
+        for (const e of list.getEntries() as PerformanceEventTiming[]) {
+          w.__mainThread.events.push({ name: e.name, processing: e.processingEnd - e.processingStart, duration: e.duration });
+        }
+      }).observe({ type: 'event', buffered: true, durationThreshold: 16 } as PerformanceObserverInit);
+    } catch {
+      // An engine without these entry types: the report stays empty and the caller's expectation says so.
+    }
+  });
+}
+
+/** What watchMainThread saw since the last reset: the longest long task and the longest interaction (ms). */
+export async function mainThreadReport(page: Page, reset = true): Promise<{ longestTask: number; longestProcessing: number; longestInteraction: number; tasks: number; events: number }> {
+  return page.evaluate((doReset) => {
+    const w = window as unknown as { __mainThread?: { longTasks: number[]; events: { processing: number; duration: number }[] } };
+    const m = w.__mainThread ?? { longTasks: [], events: [] };
+    const out = {
+      longestTask: Math.max(0, ...m.longTasks),
+      longestProcessing: Math.max(0, ...m.events.map((e) => e.processing)),
+      longestInteraction: Math.max(0, ...m.events.map((e) => e.duration)),
+      tasks: m.longTasks.length,
+      events: m.events.length,
+    };
+    if (doReset) { m.longTasks.length = 0; m.events.length = 0; }
+    return out;
+  }, reset);
+}

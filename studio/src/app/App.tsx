@@ -1,5 +1,5 @@
-/** Routes under /admin. The sign-in pages are part of the first load; the signed-in modules (content, files,
- * profile) are loaded when first opened, the one of the address the Studio opens at while the session is checked.
+/** Routes under /admin. The sign-in pages are part of the first load; the signed-in modules (./modules.tsx) are
+ * loaded when first opened, the one of the address the Studio opens at while the session is checked.
  * A signed-out visitor is sent to the sign-in page and comes back where they were; a password set by an admin sends
  * the user to the change screen first. */
 import { Suspense, useEffect } from 'react';
@@ -14,18 +14,12 @@ import { ChangePasswordPage } from '../auth/ChangePasswordPage.tsx';
 import { Loading } from '../ui/Loading.tsx';
 import { useAppearance } from './appearance.ts';
 import { useLastPage } from './last-page.ts';
-import { preloadable } from './lazy.ts';
+import { useCapabilities } from './capabilities.ts';
+import { MODULES, moduleOf, offered, type StudioModule } from './modules.tsx';
 import { STUDIO_PREFETCH } from './prefetch.ts';
 
-const ContentModule = preloadable(() => import('../content/ContentModule.tsx'), <Loading label="Loading" />);
-const FilesModule = preloadable(() => import('../files/FilesModule.tsx'), <Loading label="Loading" />);
-const ProfileModule = preloadable(() => import('../profile/ProfileModule.tsx'), <Loading label="Loading" />);
-
 // The module of the address being opened loads beside the session check instead of after it.
-const opening = /^\/admin\/(content|files|profile)(\/|$)/.exec(location.pathname)?.[1];
-if (opening === 'content') void ContentModule.preload();
-else if (opening === 'files') void FilesModule.preload();
-else if (opening === 'profile') void ProfileModule.preload();
+void moduleOf(location.pathname)?.component.preload();
 
 export function App() {
   return (
@@ -62,15 +56,31 @@ function Routes() {
       <Suspense fallback={<Loading label="Loading" />}>
         <Switch>
           <Route path="/login"><AfterSignIn /></Route>
-          <Route path="/content" nest><ContentModule /></Route>
-          <Route path="/files" nest><FilesModule /></Route>
-          <Route path="/profile" nest><ProfileModule /></Route>
+          {MODULES.map((m) => (
+            <Route key={m.path} path={m.path} nest><Guarded module={m} /></Route>
+          ))}
           <Route path="/"><Redirect to="/content" replace /></Route>
           <Route><NotFound /></Route>
         </Switch>
       </Suspense>
     </Shell>
   );
+}
+
+/** A module, once it is known that this user is offered it (an address typed by hand may name one they are not). */
+function Guarded({ module }: { module: StudioModule }) {
+  const caps = useCapabilities();
+  if (module.visible && !caps.ready) return <Loading label="Loading" />;
+  if (!offered(module, caps)) {
+    return (
+      <main className="page-message" aria-labelledby="na-title">
+        <h1 id="na-title">No access to {module.label}</h1>
+        <p>Your role does not include this part of the Studio. Ask an administrator if you need it.</p>
+      </main>
+    );
+  }
+  const Component = module.component;
+  return <Component />;
 }
 
 /** Remembers where a signed-out visitor was headed. */

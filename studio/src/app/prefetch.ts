@@ -5,6 +5,7 @@
  * second round trip rather than a fourth or fifth. */
 import type { QueryClient } from '@tanstack/react-query';
 import { presetsQuery } from '../content/presets.ts';
+import { appPermissionsQuery } from './capabilities.ts';
 import { prefetchSchema } from '../content/schema.ts';
 import { projectQuery } from './project.tsx';
 import type { SessionPrefetch } from './session.tsx';
@@ -16,5 +17,6 @@ export const STUDIO_PREFETCH: SessionPrefetch = {
   signedIn(queryClient: QueryClient): void {
     prefetchSchema(queryClient);
     void queryClient.prefetchQuery(presetsQuery);
+    void queryClient.prefetchQuery(appPermissionsQuery);
   },
 };

@@ -5,7 +5,7 @@ import { useQuery } from '@tanstack/react-query';
 import { request, requestList } from '../../api/client.ts';
 import { ApiError, messageOf } from '../../api/errors.ts';
 import { fieldsOf, primaryKeyOf, relationFor, titleOf, type Field } from '../schema.ts';
-import { Dialog } from './Dialog.tsx';
+import { Dialog } from '../../ui/Dialog.tsx';
 import { displayOf, type Schema } from './model.ts';
 import { formatCount } from './format.ts';
 

@@ -1,7 +1,7 @@
 /** Which fields the list shows, and in what order: the shown ones first (move up/down), then the others. Changes
  * apply at once; the list keeps at least one column. */
 import { titleOf, type Field } from '../schema.ts';
-import { Dialog } from './Dialog.tsx';
+import { Dialog } from '../../ui/Dialog.tsx';
 
 export function ColumnChooser({ fields, chosen, onChange, onClose, related }: {
   fields: Field[];

@@ -19,7 +19,8 @@ import {
 } from '../schema.ts';
 import { BatchEditDialog } from './BatchEditDialog.tsx';
 import { ColumnChooser } from './ColumnChooser.tsx';
-import { Dialog } from './Dialog.tsx';
+import { Dialog } from '../../ui/Dialog.tsx';
+import { Pager } from '../../ui/Pager.tsx';
 import { FilterBuilder } from './FilterBuilder.tsx';
 import { countConditions, fromApiFilter, toApiFilter, type GroupNode } from './filter.ts';
 import { formatCell, formatCount, isNumeric } from './format.ts';
@@ -29,7 +30,6 @@ import {
 import { useDebounced } from './useDebounced.ts';
 import './list.css';
 
-export const PAGE_SIZES = [25, 50, 100];
 
 /** Loads what the list needs (schema, permissions, saved views) in parallel, then opens the view. */
 export default function ListPage({ collection }: { collection: Collection }) {
@@ -412,33 +412,18 @@ function ListView({ schema, collection, presets, presetsError, retryPresets, boo
           </table>
         </div>
 
-        <nav className="pager" aria-label="Pages">
-          <span className="pager-range" aria-live="polite">
-            {items.data && filtered === 0 ? (
-              <>
-                {narrowed ? 'No matching items' : 'No items'}
-                {narrowed && <span className="muted"> (of {formatCount(total)})</span>}
-              </>
-            ) : items.data ? (
-              <>
-                {formatCount(from)}–{formatCount(to)} of {formatCount(filtered)}
-                {narrowed && total !== filtered && <span className="muted"> (filtered from {formatCount(total)})</span>}
-              </>
-            ) : '\u00a0'}
-          </span>
-          <span className="spacer" />
-          <label className="pager-size">
-            <span>Rows per page</span>
-            <select value={limit} onChange={(e) => setLimit(Number(e.target.value))}>
-              {[...new Set([...PAGE_SIZES, limit])].sort((a, b) => a - b).map((n) => <option key={n} value={n}>{n}</option>)}
-            </select>
-          </label>
-          <button type="button" className="btn btn-small" onClick={() => setPage(1)} disabled={page <= 1} aria-label="First page">«</button>
-          <button type="button" className="btn btn-small" onClick={() => setPage((p) => Math.max(1, p - 1))} disabled={page <= 1}>Previous</button>
-          <PageInput page={page} pages={pages} onChange={setPage} />
-          <button type="button" className="btn btn-small" onClick={() => setPage((p) => Math.min(pages, p + 1))} disabled={page >= pages}>Next</button>
-          <button type="button" className="btn btn-small" onClick={() => setPage(pages)} disabled={page >= pages} aria-label="Last page">»</button>
-        </nav>
+        <Pager page={page} pages={pages} onPage={setPage} limit={limit} onLimit={setLimit} summary={
+          items.data && filtered === 0 ? (
+            <>
+              {narrowed ? 'No matching items' : 'No items'}
+              {narrowed && <span className="muted"> (of {formatCount(total)})</span>}
+            </>
+          ) : items.data ? (
+            <>
+              {formatCount(from)}–{formatCount(to)} of {formatCount(filtered)}
+              {narrowed && total !== filtered && <span className="muted"> (filtered from {formatCount(total)})</span>}
+            </>
+          ) : '\u00a0'} />
       </div>
 
       {open === 'columns' && (
@@ -484,26 +469,6 @@ function SaveState({ status, retry }: { status: ReturnType<typeof useViewAutosav
     );
   }
   return null;
-}
-
-function PageInput({ page, pages, onChange }: { page: number; pages: number; onChange(p: number): void }) {
-  const [text, setText] = useState(String(page));
-  useEffect(() => setText(String(page)), [page]);
-  const commit = (): void => {
-    const n = Number(text);
-    if (Number.isInteger(n) && n >= 1 && n <= pages) onChange(n);
-    else setText(String(page));
-  };
-  return (
-    <span className="pager-page">
-      <label>
-        <span>Page</span>
-        <input type="number" min={1} max={pages} value={text} onChange={(e) => setText(e.target.value)} onBlur={commit}
-          onKeyDown={(e) => { if (e.key === 'Enter') commit(); }} />
-      </label>
-      <span>of {formatCount(pages)}</span>
-    </span>
-  );
 }
 
 function DeleteDialog({ collection, keys, onClose, onDone }: { collection: string; keys: (string | number)[]; onClose(): void; onDone(n: number): void }) {

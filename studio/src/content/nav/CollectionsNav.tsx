@@ -7,7 +7,7 @@ import { messageOf } from '../../api/errors.ts';
 import { useSession } from '../../app/session.tsx';
 import { bookmarksOf, useBookmarkActions, type Preset } from '../presets.ts';
 import { can, titleOf, type Permissions } from '../schema.ts';
-import { Dialog } from '../list/Dialog.tsx';
+import { Dialog } from '../../ui/Dialog.tsx';
 import { CollectionIcon } from './CollectionIcon.tsx';
 import { ancestorsOf, type NavNode } from './tree.ts';
 
