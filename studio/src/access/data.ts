@@ -106,13 +106,16 @@ export const PICKER_LIMIT = 500;
 
 export interface NamedRecord { id: string; name: string }
 
+// Read again whenever a picker opens (staleTime 0): another admin may have added one a moment ago.
 export const roleOptionsQuery = queryOptions({
   queryKey: ['access', 'role-options'],
+  staleTime: 0,
   queryFn: async ({ signal }) => (await requestList<NamedRecord & { admin_access: boolean }>('/roles', { fields: ['id', 'name', 'admin_access'], sort: ['name'], limit: PICKER_LIMIT }, signal)).data,
 });
 
 export const policyOptionsQuery = queryOptions({
   queryKey: ['access', 'policy-options'],
+  staleTime: 0,
   queryFn: async ({ signal }) => (await requestList<NamedRecord & { admin_access: boolean; app_access: boolean; description: string | null }>(
     '/policies', { fields: ['id', 'name', 'admin_access', 'app_access', 'description'], sort: ['name'], limit: PICKER_LIMIT }, signal)).data,
 });

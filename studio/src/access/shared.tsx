@@ -10,7 +10,7 @@ import { splitError, TextField, type FieldErrors } from './form.tsx';
 export function AccessBadges({ admin, app }: { admin: boolean; app: boolean }) {
   if (admin) return <span className="badge badge-admin">Administrator</span>;
   if (app) return <span className="badge badge-app">Studio</span>;
-  return <span className="muted">API only</span>;
+  return <span className="badge badge-quiet">API only</span>;
 }
 
 /** Asks for a name, creates the record, then hands its id over (the editor opens for the rest). */

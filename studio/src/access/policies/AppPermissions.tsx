@@ -37,13 +37,15 @@ export function AppPermissions({ policy }: { policy: PolicyRecord }) {
     // At most one row per module action: the catalogue is seven long.
     queryFn: async ({ signal }) => (await requestList<AppPermissionRow>('/app-permissions', { filter: { policy: { _eq: policy.id } }, fields: ['id', 'policy', 'module', 'action'], limit: 100 }, signal)).data,
   });
-  const [pending, setPending] = useState<Set<string>>(() => new Set());
+  const [pending, setPending] = useState<Map<string, boolean>>(() => new Map());
   const [errors, setErrors] = useState<Record<string, unknown>>({});
   const [status, setStatus] = useState('');
 
   async function toggle(module: string, action: string, label: string, on: boolean): Promise<void> {
     const name = `${module}:${action}`;
-    setPending((p) => new Set(p).add(name));
+    if (pending.has(name)) return;
+    // Shown as asked at once; put back if the server refuses.
+    setPending((p) => new Map(p).set(name, on));
     setErrors((e) => ({ ...e, [name]: null }));
     try {
       if (on) {
@@ -60,7 +62,7 @@ export function AppPermissions({ policy }: { policy: PolicyRecord }) {
       void rows.refetch();
     } finally {
       setPending((p) => {
-        const next = new Set(p);
+        const next = new Map(p);
         next.delete(name);
         return next;
       });
@@ -82,7 +84,7 @@ export function AppPermissions({ policy }: { policy: PolicyRecord }) {
               return (
                 <div key={name}>
                   <div className="check-field">
-                    <input id={`${id}-${name}`} type="checkbox" checked={granted.has(name)} disabled={pending.has(name)}
+                    <input id={`${id}-${name}`} type="checkbox" checked={pending.get(name) ?? granted.has(name)} aria-busy={pending.has(name) || undefined}
                       aria-describedby={`${id}-${name}-note`} onChange={(e) => void toggle(m.module, a.action, a.label, e.target.checked)} />
                     <div>
                       <label htmlFor={`${id}-${name}`}>{a.label}</label> <code className="muted">{name}</code>

@@ -126,7 +126,6 @@ export function PolicyDetails({ policy, onSaved }: { policy: PolicyRecord; onSav
                   <div className="range-line">
                     <input aria-label={`IP range ${i + 1}`} className="mono" value={r.text} placeholder="10.0.0.0/8" spellCheck={false} autoComplete="off"
                       onChange={(e) => setRange(r.key, e.target.value)}
-                      onBlur={() => { const p = r.text.trim() ? cidrProblem(r.text) : null; if (p) setRangeErrors((x) => ({ ...x, [r.key]: p })); }}
                       aria-invalid={rangeErrors[r.key] ? true : undefined} aria-describedby={rangeErrors[r.key] ? `${id}-range-${r.key}` : undefined} />
                     <button type="button" className="btn btn-ghost icon-btn" aria-label={`Remove IP range ${i + 1}`} title="Remove"
                       onClick={() => update({ ranges: draft.ranges.filter((x) => x.key !== r.key) })}>✕</button>
