@@ -72,7 +72,7 @@ describe.skipIf(!HAS_CHROMIUM)('Studio: access', () => {
     await cell('Stories', 'read', 'no access').waitFor();
     // The system collections wait folded in their own group.
     expect(await cell('Users', 'read').count()).toBe(0);
-    expect(await page.getByRole('button', { name: /System collections/ }).getAttribute('aria-expanded')).toBe('false');
+    expect(await page.getByRole('checkbox', { name: /Show system collections/ }).isChecked()).toBe(false);
     await checkScreen(page, 'access-matrix');
 
     // Read: custom, only published stories, three fields.

@@ -28,7 +28,7 @@ export function TextField({ label, value, onChange, error, note, className, ...r
   const id = useId();
   const described = [note ? `${id}-note` : '', error ? `${id}-error` : ''].filter(Boolean).join(' ') || undefined;
   return (
-    <div className={`field${className ? ` ${className}` : ''}`}>
+    <div className={`field access-field${className ? ` ${className}` : ''}`}>
       <label htmlFor={id}>{label}</label>
       <input id={id} value={value} onChange={(e) => onChange(e.target.value)} aria-invalid={error ? true : undefined} aria-describedby={described} {...rest} />
       {note && <p className="field-note" id={`${id}-note`}>{note}</p>}
@@ -68,7 +68,7 @@ export function SelectField({ label, value, onChange, error, note, children, cla
   const id = useId();
   const described = [note ? `${id}-note` : '', error ? `${id}-error` : ''].filter(Boolean).join(' ') || undefined;
   return (
-    <div className={`field${className ? ` ${className}` : ''}`}>
+    <div className={`field access-field${className ? ` ${className}` : ''}`}>
       <label htmlFor={id}>{label}</label>
       <select id={id} value={value} onChange={(e) => onChange(e.target.value)} aria-invalid={error ? true : undefined} aria-describedby={described}>{children}</select>
       {note && <p className="field-note" id={`${id}-note`}>{note}</p>}

@@ -1,16 +1,18 @@
 /** Pieces the role and policy screens share: what a record's access flags amount to, as a badge, and the dialog that
  * creates a record from its name before its editor opens for the rest. */
-import { useState } from 'react';
+import { useState, type ReactNode } from 'react';
 import { useQueryClient } from '@tanstack/react-query';
 import { Dialog } from '../ui/Dialog.tsx';
 import { ErrorNotice } from '../ui/ErrorNotice.tsx';
 import { invalidateAccess } from './data.ts';
 import { splitError, TextField, type FieldErrors } from './form.tsx';
 
-export function AccessBadges({ admin, app }: { admin: boolean; app: boolean }) {
+/** What a role's or policy's own flags grant beyond permissions (nothing shown when neither: access may still come
+ * from the other side, a role's policies or a policy's roles). */
+export function AccessBadges({ admin, app, empty = null }: { admin: boolean; app: boolean; empty?: ReactNode }) {
   if (admin) return <span className="badge badge-admin">Administrator</span>;
-  if (app) return <span className="badge badge-app">Studio</span>;
-  return <span className="badge badge-quiet">API only</span>;
+  if (app) return <span className="badge badge-app">Studio access</span>;
+  return <>{empty}</>;
 }
 
 /** Asks for a name, creates the record, then hands its id over (the editor opens for the rest). */

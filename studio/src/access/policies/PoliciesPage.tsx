@@ -64,7 +64,7 @@ export default function PoliciesPage() {
                       {rows.map((p) => (
                         <tr key={p.id} className="access-row" onClick={(e) => { if (!(e.target as HTMLElement).closest('a')) navigate(`/policies/${p.id}`); }}>
                           <td><Link className="row-link" href={`/policies/${p.id}`}>{recordName(p.name)}</Link></td>
-                          <td><AccessBadges admin={p.admin_access} app={p.app_access} /></td>
+                          <td><AccessBadges admin={p.admin_access} app={p.app_access} empty={<span className="muted">Permissions only</span>} /></td>
                           <td>{p.ip_access?.length ? <span className="mono">{p.ip_access.join(', ')}</span> : <span className="muted">Anywhere</span>}</td>
                           <td className="wrap">{p.description ?? ''}</td>
                         </tr>

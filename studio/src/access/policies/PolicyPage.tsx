@@ -54,10 +54,11 @@ export default function PolicyPage({ id, tab }: { id: string; tab: PolicyTab }) 
   ];
   return (
     <div className="main-pane">
-      <header className="page-header">
+      <header className="page-header record-header">
         <Link className="btn btn-ghost btn-small" href="/policies" aria-label="Back to policies">←</Link>
         <h1>{title}</h1>
         <AccessBadges admin={p.admin_access} app={p.app_access} />
+        <span className="header-spacer" />
         <button type="button" className="btn btn-danger" onClick={() => setDeleting(true)}>Delete policy</button>
       </header>
       <nav className="subnav" aria-label={`Parts of ${title}`}>

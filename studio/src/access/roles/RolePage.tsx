@@ -135,10 +135,11 @@ function RoleForm({ role, roles, policies, reload, optionsError }: {
 
   return (
     <div className="main-pane">
-      <header className="page-header">
+      <header className="page-header record-header">
         <Link className="btn btn-ghost btn-small" href="/roles" aria-label="Back to roles">←</Link>
         <h1>{title}</h1>
         {role.protected && <span className="badge badge-quiet">Built in</span>}
+        <span className="header-spacer" />
         <button type="button" className="btn btn-danger" onClick={() => setDeleting(true)}>Delete role</button>
       </header>
       <form className="page-body" onSubmit={(e) => void save(e)} noValidate aria-label={`Role ${title}`}>

@@ -82,7 +82,7 @@ export default function RolesPage() {
                       {rows.map((r) => (
                         <tr key={r.id} className="access-row" onClick={(e) => { if (!(e.target as HTMLElement).closest('a')) navigate(`/roles/${r.id}`); }}>
                           <td><Link className="row-link" href={`/roles/${r.id}`}>{recordName(r.name)}</Link>{r.protected && <span className="badge badge-quiet">Built in</span>}</td>
-                          <td><AccessBadges admin={r.admin_access} app={r.app_access} /></td>
+                          <td><AccessBadges admin={r.admin_access} app={r.app_access} empty={<span className="muted">Permissions only</span>} /></td>
                           <td>{r.parent ? recordName(r.parent.name) : <span className="muted">—</span>}</td>
                           <td className="num">{counts.data ? (counts.data.get(r.id) ?? 0) : '…'}</td>
                           <td className="wrap">{r.description ?? ''}</td>

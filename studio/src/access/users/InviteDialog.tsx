@@ -53,7 +53,7 @@ export function InviteDialog({ onClose, onDone }: { onClose(): void; onDone(mess
         <button type="button" className="btn" onClick={onClose}>Cancel</button>
         <button type="submit" className="btn btn-primary" disabled={busy}>{busy ? 'Sending…' : 'Send invitations'}</button>
       </>}>
-      <div className="field">
+      <div className="field access-field">
         <label htmlFor={`${id}-emails`}>Email addresses</label>
         <textarea id={`${id}-emails`} className="invite-emails" value={emails} rows={3} placeholder="ada@example.com, grace@example.com"
           onChange={(e) => { setEmails(e.target.value); setErrors((x) => ({ ...x, email: '' })); }}

@@ -92,10 +92,11 @@ export default function UserPage({ id }: { id: string }) {
 
   return (
     <div className="main-pane">
-      <header className="page-header">
+      <header className="page-header record-header">
         <Link className="btn btn-ghost btn-small" href="/users" aria-label="Back to users">←</Link>
         <h1>{name}</h1>
         <span className={`badge status-${u.status}`}>{statusLabel(u.status)}</span>
+        <span className="header-spacer" />
         <Link className="btn" href={`/view-as?user=${encodeURIComponent(u.id)}`}>View as {name}</Link>
         <button type="button" className="btn btn-danger" onClick={() => setConfirm('delete')}>Delete user</button>
       </header>
