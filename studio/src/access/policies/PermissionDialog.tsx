@@ -173,7 +173,7 @@ export function PermissionDialog({ policy, collection, action, rows, onClose, on
                     matchLabel="Accept writes that match" emptyText="No rules: anything allowed is accepted." />
                 </>
               )}
-              {tab === 'presets' && <PresetsEditor fields={fields} lines={presets} onChange={(next) => { setPresets(next); setPresetErrors({}); }} errors={presetErrors} />}
+              {tab === 'presets' && <PresetsEditor action={action === 'create' ? 'create' : 'update'} fields={fields} lines={presets} onChange={(next) => { setPresets(next); setPresetErrors({}); }} errors={presetErrors} />}
             </div>
           </div>
         )}

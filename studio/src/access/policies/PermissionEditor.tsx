@@ -247,7 +247,7 @@ const MatrixTable = memo(function MatrixTable({ own, system, systemCount, system
                 <tr key="group" className="matrix-group" aria-rowindex={rowIndex}>
                   <td colSpan={cols}>
                     {searching ? `System collections (${system.length} matching)` : systemShown ? `System collections (${systemCount})`
-                      : `System collections (${systemCount}): shown with “Show system collections” above.`}
+                      : `System collections (${systemCount}) are hidden: tick “Show system collections” above.`}
                   </td>
                 </tr>
               );

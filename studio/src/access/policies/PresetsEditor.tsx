@@ -50,8 +50,9 @@ export function presetsOf(lines: PresetLine[], fields: Field[]): { value: Record
   return { value, errors };
 }
 
-export function PresetsEditor({ fields, lines, onChange, errors }: {
+export function PresetsEditor({ fields, lines, onChange, errors, action }: {
   fields: Field[];
+  action: 'create' | 'update';
   lines: PresetLine[];
   onChange(next: PresetLine[]): void;
   errors: Record<number, string>;
@@ -61,7 +62,9 @@ export function PresetsEditor({ fields, lines, onChange, errors }: {
   const update = (key: number, patch: Partial<PresetLine>): void => onChange(lines.map((l) => (l.key === key ? { ...l, ...patch } : l)));
   return (
     <div className="presets-editor">
-      <p className="field-note">Values the item starts with. Someone saving a value of their own for the field overrides the preset.</p>
+      <p className="field-note">{action === 'create'
+        ? 'Values a new item starts with. A value the person sets for the field themselves wins over the preset.'
+        : 'Kept with the permission, as in Directus; this server applies presets to new items only (set them on Create).'}</p>
       {lines.length === 0 ? <p className="muted">No presets.</p> : (
         <ol className="preset-lines" aria-label="Presets">
           {lines.map((line, i) => {
