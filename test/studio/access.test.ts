@@ -65,6 +65,7 @@ describe.skipIf(!HAS_CHROMIUM)('Studio: access', () => {
     const create = dialog('Create policy');
     await create.getByRole('button', { name: 'Create policy' }).click();
     await expect.poll(() => create.getByText('Give the policy a name.').count()).toBe(1);
+    await checkScreen(page, 'access-create-policy');
     await create.getByLabel('Name').fill('Story desk');
     await create.getByRole('button', { name: 'Create policy' }).click();
     await page.waitForURL(/\/admin\/access\/policies\/[0-9a-f-]+\/permissions/);
@@ -195,6 +196,9 @@ describe.skipIf(!HAS_CHROMIUM)('Studio: access', () => {
       .toEqual({ name: 'Reporter', description: 'Writes the stories.', app_access: true, admin_access: false, policies: [policy, officePolicy] });
 
     await section('Roles').click();
+    const roles = page.getByRole('table', { name: 'Roles' });
+    await expect.poll(async () => (await roles.getByRole('row', { name: /Reporter/ }).textContent()) ?? '').toMatch(/Reporter.*Studio access.*0/);
+    await checkScreen(page, 'access-roles');
     await page.getByRole('link', { name: 'Administrator', exact: true }).click();
     await page.getByRole('heading', { name: 'Administrator', level: 1 }).waitFor();
     await page.getByRole('button', { name: 'Delete role' }).click();
@@ -269,6 +273,7 @@ describe.skipIf(!HAS_CHROMIUM)('Studio: access', () => {
     await api(server, 'POST', '/users/me/tfa/enable', { password: WRITER.password }, login.body.data.access_token);
     await page.reload();
     await page.getByRole('button', { name: 'Reset two-factor' }).click();
+    await checkScreen(page, 'access-reset-tfa');
     await dialog('Reset two-factor for Wendy Writer?').getByRole('button', { name: 'Reset two-factor' }).click();
     await expect.poll(() => page.getByRole('status').filter({ hasText: 'Two-factor is off for Wendy Writer' }).count()).toBe(1);
     expect((await api(server, 'GET', `/users/${writer}?fields=tfa_enabled`)).tfa_enabled).toBe(false);
