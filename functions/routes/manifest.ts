@@ -80,6 +80,7 @@ export const FUNCTION_ROUTE_MANIFEST: RouteManifest = {
   ],
   "permissions": [
     ["GET", "/permissions/me"],
+    ["GET", "/permissions/as/:user"],
     ["GET", "/permissions"],
     ["GET", "/permissions/:id"],
     ["POST", "/permissions"],

@@ -7,6 +7,44 @@ import { recordRoutes } from './crud.ts';
 import { arrayOf, endpoint, freeObject, listOf, oneOrMany, pathParam, type Endpoint, type SystemContext } from './endpoint.ts';
 
 const str: SchemaObject = { type: 'string' };
+const bool: SchemaObject = { type: 'boolean' };
+const nullableStr: SchemaObject = { type: 'string', nullable: true };
+const ACTION_ACCESS: SchemaObject = {
+  type: 'object', required: ['access', 'fields', 'permissions', 'validation', 'presets'],
+  properties: {
+    access: { type: 'string', enum: ['full', 'partial'] }, fields: arrayOf(str),
+    permissions: { ...freeObject('Row filter (null: every row)'), nullable: true },
+    validation: { ...freeObject(), nullable: true }, presets: { ...freeObject(), nullable: true },
+  },
+};
+/** GET /permissions/as/{user} (core/admin/view-as.ts). */
+const VIEW_AS: SchemaObject = {
+  type: 'object', required: ['user', 'roles', 'policies', 'ip', 'globals', 'app_permissions', 'permissions'],
+  properties: {
+    user: {
+      type: 'object', required: ['id', 'email', 'first_name', 'last_name', 'status', 'role'],
+      properties: { id: str, email: nullableStr, first_name: nullableStr, last_name: nullableStr, status: str, role: nullableStr },
+    },
+    roles: arrayOf({ type: 'object', required: ['id', 'name'], properties: { id: str, name: nullableStr } }),
+    policies: arrayOf({
+      type: 'object', required: ['id', 'name', 'admin_access', 'app_access', 'ip_access', 'applies'],
+      properties: {
+        id: str, name: nullableStr, admin_access: bool, app_access: bool,
+        ip_access: { type: 'array', items: str, nullable: true }, applies: bool,
+      },
+    }),
+    ip: nullableStr,
+    globals: {
+      type: 'object', required: ['app_access', 'admin_access', 'enforce_tfa'],
+      properties: { app_access: bool, admin_access: bool, enforce_tfa: bool },
+    },
+    app_permissions: arrayOf(str),
+    permissions: {
+      type: 'object', description: 'Collection -> action -> access, as GET /permissions/me',
+      additionalProperties: { type: 'object', additionalProperties: ACTION_ACCESS },
+    },
+  },
+};
 const TFA_SECRET: SchemaObject = { type: 'object', properties: { secret: str, otpauth_url: str } };
 
 function users(ctx: SystemContext): Endpoint[] {
@@ -98,6 +136,18 @@ export function accessEndpoints(ctx: SystemContext): Endpoint[] {
     endpoint('get', '/permissions/me', operation({
       id: 'readMyPermissions', summary: 'Permissions that apply to the caller', tag: 'Permissions',
       data: { type: 'object', description: 'Collection -> action -> access', additionalProperties: freeObject() },
+    })),
+    endpoint('get', '/permissions/as/{user}', operation({
+      id: 'readPermissionsAsUser', summary: 'What a user would get: their roles, policies, globals, app permissions and permissions', tag: 'Permissions',
+      description: 'Admin only. `permissions` is exactly what GET /permissions/me answers when that user calls it, computed by the same '
+        + 'resolver for the client address `ip` (default: the caller\'s own; policies limited by `ip_access` count only from inside '
+        + 'their ranges). Nothing is written and no token is made: this is not impersonation.',
+      parameters: [
+        pathParam('user', 'User id', ctx.key('svc_users')),
+        { name: 'ip', in: 'query', required: false, description: 'Client address to evaluate ip_access for', schema: str },
+      ],
+      pathParams: true,
+      data: VIEW_AS,
     })),
     ...recordRoutes(ctx, { path: 'permissions', collection: 'svc_permissions', tag: 'Permissions', stem: 'Permissions', noun: 'permission' }),
     ...recordRoutes(ctx, { path: 'access', collection: 'svc_access', tag: 'Access', stem: 'Access', noun: 'access link' }),

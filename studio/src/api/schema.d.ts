@@ -1108,6 +1108,26 @@ export interface paths {
         patch: operations["updateSinglePermissions"];
         trace?: never;
     };
+    "/permissions/as/{user}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What a user would get: their roles, policies, globals, app permissions and permissions
+         * @description Admin only. `permissions` is exactly what GET /permissions/me answers when that user calls it, computed by the same resolver for the client address `ip` (default: the caller's own; policies limited by `ip_access` count only from inside their ranges). Nothing is written and no token is made: this is not impersonation.
+         */
+        get: operations["readPermissionsAsUser"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/permissions/me": {
         parameters: {
             query?: never;
@@ -7480,6 +7500,88 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["ContentTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    readPermissionsAsUser: {
+        parameters: {
+            query?: {
+                /** @description Client address to evaluate ip_access for */
+                ip?: string;
+            };
+            header?: never;
+            path: {
+                /** @description User id */
+                user: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            app_permissions: string[];
+                            globals: {
+                                admin_access: boolean;
+                                app_access: boolean;
+                                enforce_tfa: boolean;
+                            };
+                            ip: string | null;
+                            /** @description Collection -> action -> access, as GET /permissions/me */
+                            permissions: {
+                                [key: string]: {
+                                    [key: string]: {
+                                        /** @enum {string} */
+                                        access: "full" | "partial";
+                                        fields: string[];
+                                        /** @description Row filter (null: every row) */
+                                        permissions: {
+                                            [key: string]: unknown;
+                                        } | null;
+                                        presets: {
+                                            [key: string]: unknown;
+                                        } | null;
+                                        validation: {
+                                            [key: string]: unknown;
+                                        } | null;
+                                    };
+                                };
+                            };
+                            policies: {
+                                admin_access: boolean;
+                                app_access: boolean;
+                                applies: boolean;
+                                id: string;
+                                ip_access: string[] | null;
+                                name: string | null;
+                            }[];
+                            roles: {
+                                id: string;
+                                name: string | null;
+                            }[];
+                            user: {
+                                email: string | null;
+                                first_name: string | null;
+                                id: string;
+                                last_name: string | null;
+                                role: string | null;
+                                status: string;
+                            };
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["ServiceUnavailable"];
         };
