@@ -57,9 +57,10 @@ export async function claimScheduled(trx: Executor, id: string): Promise<Schedul
   return row ? normalise(row) : null;
 }
 
-/** Marks a claimed row as run: done, or failed with the reason. */
+/** Marks a claimed row as run: done, or failed with the reason (date_updated: when the row last changed, so a list of
+ * past schedules sorts by when each ended: ran, or was cancelled). */
 export async function markRun(trx: Executor, id: string, status: 'done' | 'failed', error: string | null): Promise<void> {
-  await run(trx, 'update svc_schedules set status = $2, ran_at = clock_timestamp(), error = $3 where id = $1', [id, status, error]);
+  await run(trx, 'update svc_schedules set status = $2, ran_at = clock_timestamp(), date_updated = clock_timestamp(), error = $3 where id = $1', [id, status, error]);
 }
 
 /** Counts a run that broke off unexpectedly (the row stays scheduled); answers the attempts so far. */
