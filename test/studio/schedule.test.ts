@@ -119,10 +119,13 @@ describe.skipIf(!HAS_CHROMIUM)('Studio: scheduled publishing', () => {
 
     await row.getByRole('button', { name: 'Reschedule' }).click();
     const newTime = row.getByLabel(/^New time to unpublish/);
+    // The time field takes the button's place and the focus; keyboard users land where the work is.
+    await expect.poll(() => newTime.evaluate((el) => el === document.activeElement)).toBe(true);
     await newTime.fill(await inBrowser(2 * 24 * 3600_000));
     await checkScreen(page, 'schedule-item-reschedule');
     await row.getByRole('button', { name: 'Save time' }).click();
     await expect.poll(() => row.getByRole('time').getAttribute('datetime')).not.toBe(before);
+    await expect.poll(() => row.getByRole('button', { name: 'Reschedule' }).evaluate((el) => el === document.activeElement)).toBe(true);
     const moved = Date.parse((await row.getByRole('time').getAttribute('datetime'))!);
     expect(Math.abs(moved - (Date.now() + 2 * 24 * 3600_000))).toBeLessThan(60_000);
 

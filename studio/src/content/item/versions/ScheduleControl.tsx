@@ -191,13 +191,15 @@ function ScheduleDialog(props: DialogProps) {
 }
 
 /** A time input in the user's zone with its label, note and error; answers the chosen instant through `value`. */
-function TimeField({ label, value, onChange, error, describedBy }: { label: string; value: string; onChange(v: string): void; error?: string; describedBy?: string }) {
+function TimeField({ label, value, onChange, error, describedBy, autoFocus }: {
+  label: string; value: string; onChange(v: string): void; error?: string; describedBy?: string; autoFocus?: boolean;
+}) {
   const id = useId();
   const errorId = `${id}-error`;
   return (
     <div className="field schedule-time">
       <label htmlFor={id}>{label} <span className="muted">({TIME_ZONE})</span></label>
-      <input id={id} type="datetime-local" value={value} onChange={(e) => onChange(e.target.value)} min={toInputValue(new Date(Math.floor(Date.now() / 60_000) * 60_000))}
+      <input id={id} type="datetime-local" value={value} autoFocus={autoFocus} onChange={(e) => onChange(e.target.value)} min={toInputValue(new Date(Math.floor(Date.now() / 60_000) * 60_000))}
         aria-invalid={error ? true : undefined} aria-describedby={[error ? errorId : null, describedBy].filter(Boolean).join(' ') || undefined} required />
       {error && <span className="field-error" id={errorId}>{error}</span>}
     </div>
@@ -305,6 +307,13 @@ function UnpublishForm({ collection, item, effect }: { collection: string; item:
 
 function UpcomingRow({ schedule: s, versionMap, by }: { schedule: Schedule; versionMap: Map<string, VersionInfo>; by: string }) {
   const [editing, setEditing] = useState(false);
+  const rescheduleButton = useRef<HTMLButtonElement>(null);
+  const wasEditing = useRef(false);
+  // Focus goes back to "Reschedule" when the time form closes (it took the button's place).
+  useEffect(() => {
+    if (wasEditing.current && !editing) rescheduleButton.current?.focus();
+    wasEditing.current = editing;
+  }, [editing]);
   const [time, setTime] = useState(() => toInputValue(new Date(s.scheduled_at)));
   const write = useWrite();
   const what = actionText(s, versionMap);
@@ -324,7 +333,7 @@ function UpcomingRow({ schedule: s, versionMap, by }: { schedule: Schedule; vers
         <time dateTime={s.scheduled_at}>{fullTime(s.scheduled_at)}</time>
         {editing && (
           <form className="schedule-form" onSubmit={(e) => void save(e)} noValidate>
-            <TimeField label={`New time to ${what.charAt(0).toLowerCase()}${what.slice(1)}`} value={time} onChange={setTime} error={write.fieldError} />
+            <TimeField label={`New time to ${what.charAt(0).toLowerCase()}${what.slice(1)}`} value={time} onChange={setTime} error={write.fieldError} autoFocus />
             <button type="submit" className="btn btn-primary" disabled={write.busy}>{write.busy ? 'Saving…' : 'Save time'}</button>
             <button type="button" className="btn" onClick={() => { setEditing(false); setTime(toInputValue(new Date(s.scheduled_at))); write.setFieldError(undefined); }}>Keep time</button>
           </form>
@@ -334,7 +343,7 @@ function UpcomingRow({ schedule: s, versionMap, by }: { schedule: Schedule; vers
       </div>
       {!editing && (
         <div className="schedule-row-actions">
-          <button type="button" className="btn btn-small" onClick={() => setEditing(true)} disabled={write.busy}>Reschedule</button>
+          <button type="button" ref={rescheduleButton} className="btn btn-small" onClick={() => setEditing(true)} disabled={write.busy}>Reschedule</button>
           <button type="button" className="btn btn-small btn-danger" disabled={write.busy} onClick={() => void write.run(() => cancelSchedule(s.id), 'Cancelled.')}>
             Cancel schedule
           </button>
