@@ -74,6 +74,10 @@ async function publish(ctx: ServiceContext, row: ScheduleRow): Promise<void> {
   const version = row.version ? await loadVersion(ctx.db, row.version, { lock: true }) : null;
   if (!version) throw new Refused('The version was deleted before its time came.');
   if (version.status === 'approved') throw new Refused('The version had already been promoted (approved) before its time came.');
+  // A draft of an item that existed (it has the item's hash) does not bring a deleted item back; a draft of new
+  // content (no hash) creates its item, as promote does.
+  const target = await attempt('The item can no longer be found.', async () => storedTarget(ctx, version.collection, version.item));
+  if (version.hash !== null && !(await itemExists(ctx, target))) throw new Refused('The item was deleted before its time came.');
   const underReview = version.status === 'pending';
   await attempt(underReview ? `The version is under review, and ${WHO.toLowerCase()} may not publish it before the review ends.` : `${WHO} may no longer publish this version.`,
     () => requirePromoter(ctx, version));

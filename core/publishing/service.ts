@@ -8,7 +8,7 @@ import { ForbiddenError } from '../errors.ts';
 import { isUuid } from '../uuid.ts';
 import { requirePromoter } from '../versions/access.ts';
 import { loadVersion } from '../versions/rows.ts';
-import { storedTarget, targetKey, versionableCollection, type VersionTarget } from '../versions/target.ts';
+import { itemExists, storedTarget, targetKey, versionableCollection, type VersionTarget } from '../versions/target.ts';
 import { isEmptyDelta } from '../versions/types.ts';
 import { refuseShares, requirePublishRights, requireUnpublishRights } from './access.ts';
 import { invalid, parseCreate, parseReschedule } from './input.ts';
@@ -49,7 +49,11 @@ export async function createSchedule(ctx: ServiceContext, raw: unknown): Promise
       throw invalid('version', 'This version was already promoted (approved): there is nothing left to publish. Create a new version for further changes.', { reason: 'invalid_status', status: version.status });
     }
     if (isEmptyDelta(version.delta)) throw invalid('version', 'The version has no changes to publish.', { reason: 'empty_delta' });
-    await requirePublishRights(t, version);
+    const target = await requirePublishRights(t, version);
+    // A draft of an item that existed (it carries the item's hash) does not bring a deleted item back (runner.ts).
+    if (version.hash !== null && !(await itemExists(t, target))) {
+      throw invalid('version', 'The item of this version was deleted; its draft can no longer be published.', { reason: 'item_deleted' });
+    }
     const existing = await pendingPublish(trx, version.id);
     if (existing) {
       throw invalid('version', `This version is already scheduled to publish at ${when(existing.scheduled_at)}; change the time of that schedule instead.`,

@@ -273,6 +273,19 @@ describe('runs the rules refuse', () => {
     expect(await q(t, 'select count(*)::int as n from svc_revisions where version = $1', [promoted])).toEqual([{ n: 1 }]);
   });
 
+  it('the item was deleted before its publishing: not brought back', async () => {
+    const [{ id: item }] = await q(t, "insert into posts (title, status) values ('Gone soon', 'draft') returning id");
+    const version = await draft(t, 'editor', { title: 'Back from the dead' }, 'posts', String(item));
+    const id = await schedule(t, 'editor', { action: 'publish', version, scheduled_at: inHours(1) });
+    await q(t, 'delete from posts where id = $1', [item]);
+    await runDueSchedules(t.services, later(2));
+    expect(await scheduleRow(t, id)).toMatchObject({ status: 'failed', error: 'The item was deleted before its time came.' });
+    expect(await q(t, 'select 1 from posts where id = $1', [item])).toEqual([]);
+    // Scheduling it now is refused outright.
+    const again = await t.req('POST', '/schedules', { action: 'publish', version, scheduled_at: inHours(1) }, editor);
+    expect([again.status, reason(again)]).toEqual([400, 'item_deleted']);
+  });
+
   it('the item was deleted before its unpublishing', async () => {
     const [{ id: item }] = await q(t, "insert into posts (title, status) values ('Short-lived', 'published') returning id");
     const id = await schedule(t, 'editor', { action: 'unpublish', collection: 'posts', item: String(item), scheduled_at: inHours(1) });
