@@ -9,6 +9,7 @@ import { createFunctionsApp } from '../functions/app.ts';
 import { createLazyContainerApp, createLazyStandaloneApp } from './lazy-app.ts';
 import { startTusCleanup } from '../core/tus/cleanup.ts';
 import { startWorkflowTimeouts } from '../core/workflow/timeouts.ts';
+import { startPublishSchedules } from '../core/publishing/runner.ts';
 import { loadExtensions } from '../core/extensions/host.ts';
 import { HttpDrain, httpServerOptions } from './drain.ts';
 import { startControlSocket } from './control-socket.ts';
@@ -67,6 +68,9 @@ const stopTusCleanup = mode === 'functions' ? () => {} : startTusCleanup(service
 const stopSchedules = mode === 'functions' ? () => {} : extensions.startSchedules();
 // Workflow step timeouts: rows claimed with SKIP LOCKED, so several containers may scan at once.
 const stopWorkflowTimeouts = mode === 'functions' ? () => {} : startWorkflowTimeouts(services, config.workflowTimeoutIntervalMs);
+// Scheduled publishing: due rows claimed with SKIP LOCKED and marked in the run's transaction (exactly once across
+// containers); a row that fell due while every process was down runs at the first scan.
+const stopPublishSchedules = mode === 'functions' ? async () => {} : startPublishSchedules(services, config.publishScheduleIntervalMs);
 
 /** Stops the periodic jobs, drains HTTP (new connections refused, in-flight requests finish up to
  * SHUTDOWN_TIMEOUT), then closes the queue consumer, the pool and the Redis client. A second signal, or cleanup
@@ -85,6 +89,7 @@ async function shutdown(signal: string) {
   stopTusCleanup();
   stopSchedules();
   stopWorkflowTimeouts();
+  await stopPublishSchedules();
   await stopControlSocket();
   const cut = await drain.drain(timeoutMs);
   if (cut > 0) console.error(`shutdown deadline: ${cut} request(s) were cut`);

@@ -79,6 +79,9 @@ export interface Config {
   awsRegion: string;
   /** WORKFLOW_TIMEOUT_INTERVAL: how often the container scans for workflow step timeouts (default 30s). */
   workflowTimeoutIntervalMs: number;
+  /** PUBLISH_SCHEDULE_INTERVAL: the longest the container waits between scans for due publish schedules (default
+   * 5s; it also wakes when the next one falls due). */
+  publishScheduleIntervalMs: number;
   /** NOTIFY_*: the notification outbox worker (core/notify/outbox). */
   notify: NotifyConfig;
   events: EventsConfig;
@@ -346,6 +349,7 @@ export function loadConfig(env: Env = process.env): Config {
     sqsEndpoint: opt(env, 'SQS_ENDPOINT'),
     awsRegion: str(env, 'AWS_REGION', 'us-east-1'),
     workflowTimeoutIntervalMs: parseDuration(str(env, 'WORKFLOW_TIMEOUT_INTERVAL', '30s')),
+    publishScheduleIntervalMs: Math.max(10, parseDuration(str(env, 'PUBLISH_SCHEDULE_INTERVAL', '5s'))),
     notify: {
       maxAttempts: Math.max(1, int(env, 'NOTIFY_MAX_ATTEMPTS', 5)),
       scanIntervalMs: Math.max(10, parseDuration(str(env, 'NOTIFY_SCAN_INTERVAL', '5s'))),

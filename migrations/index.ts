@@ -9,6 +9,7 @@ import * as m0006CollectionSearchIndex from './0006_collection_search_index.ts';
 import * as m0007NotifySealedContent from './0007_notify_sealed_content.ts';
 import * as m0008NotifyChannelRegistry from './0008_notify_channel_registry.ts';
 import * as m0009EventOutbox from './0009_event_outbox.ts';
+import * as m0010PublishSchedules from './0010_publish_schedules.ts';
 import { syncChannelCheck } from './notify-channel-check.ts';
 
 export const migrations: Record<string, Migration> = {
@@ -21,6 +22,7 @@ export const migrations: Record<string, Migration> = {
   '0007_notify_sealed_content': m0007NotifySealedContent,
   '0008_notify_channel_registry': m0008NotifyChannelRegistry,
   '0009_event_outbox': m0009EventOutbox,
+  '0010_publish_schedules': m0010PublishSchedules,
 };
 
 /** Run after every migration run (pending migrations or none): schema derived from code, rebuilt when the code

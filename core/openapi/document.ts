@@ -13,6 +13,7 @@ import { authServerEndpoints } from './system/auth-server.ts';
 import { contentEndpoints } from './system/content.ts';
 import { freeObject, type Endpoint, type SystemContext } from './system/endpoint.ts';
 import { notifyEndpoints } from './system/notify.ts';
+import { publishingEndpoints } from './system/publishing.ts';
 import { SCHEMA_COMPONENTS, schemaEndpoints } from './system/schema.ts';
 import { workflowEndpoints } from './system/workflow.ts';
 import type { OpenApiDocument, PathItemObject, ResponseObject, SchemaObject, TagObject } from './types.ts';
@@ -37,6 +38,7 @@ export function systemEndpoints(ctx: SystemContext): Endpoint[] {
     ...authServerEndpoints(ctx),
     ...accessEndpoints(ctx),
     ...contentEndpoints(ctx),
+    ...publishingEndpoints(ctx),
     ...schemaEndpoints(),
     ...notifyEndpoints(ctx),
     ...workflowEndpoints(ctx),

@@ -15,7 +15,7 @@ import { itemExists, mainHash, storedTarget } from './target.ts';
 import { isEmptyDelta, type Delta, type VersionRow } from './types.ts';
 
 /** Rule 4: a collection with a `status` field gets `published` unless the delta sets a status. */
-function promotedPayload(fields: Record<string, { alias: boolean }>, delta: Delta): Delta {
+export function promotedPayload(fields: Record<string, { alias: boolean }>, delta: Delta): Delta {
   const payload: Delta = { ...delta };
   if (Object.hasOwn(fields, 'status') && !fields.status.alias && !Object.hasOwn(payload, 'status')) payload.status = 'published';
   return payload;

@@ -32,6 +32,7 @@ export const FUNCTION_ROUTE_GROUPS: readonly RouteGroup[] = [
   { name: 'workflow-tasks', load: async () => (await import('./workflow-tasks.ts')).mountWorkflowTaskRoutes },
   { name: 'workflow-instances', load: async () => (await import('./workflow-instances.ts')).mountWorkflowInstanceRoutes },
   { name: 'versions', load: async () => (await import('./versions.ts')).mountVersionRoutes },
+  { name: 'schedules', load: async () => (await import('./schedules.ts')).mountScheduleRoutes },
   { name: 'notify-logs', load: async () => (await import('./notify-logs.ts')).mountNotifyLogRoutes },
   { name: 'notify-validate-template', load: async () => (await import('./notify-validate-template.ts')).mountNotifyValidateTemplateRoutes },
   { name: 'notify-webhooks', load: async () => (await import('./notify-webhooks.ts')).mountNotifyWebhookRoutes },

@@ -249,6 +249,13 @@ export const FUNCTION_ROUTE_MANIFEST: RouteManifest = {
     ["POST", "/versions/:id/promote"],
     ["DELETE", "/versions/:id"],
   ],
+  "schedules": [
+    ["GET", "/schedules"],
+    ["POST", "/schedules"],
+    ["GET", "/schedules/:id"],
+    ["PATCH", "/schedules/:id"],
+    ["POST", "/schedules/:id/cancel"],
+  ],
   "notify-logs": [
     ["GET", "/notify/logs"],
     ["GET", "/notify/logs/stats"],

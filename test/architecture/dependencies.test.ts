@@ -59,7 +59,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ['assets', 'tus'],
   ['system'],
   ['notify'],
-  ['users', 'workflow'],
+  ['users', 'workflow', 'publishing'],
   ['transfer', 'graphql', 'openapi', 'ratelimit'],
   ['extensions'],
   ['bootstrap'],

@@ -131,3 +131,9 @@ export async function readFieldMetaRows(ex: Executor, collection?: string): Prom
 export async function readCollectionMetaRows(ex: Executor): Promise<Record<string, unknown>[]> {
   return run(ex, 'select * from svc_collections order by sort nulls last, collection');
 }
+
+/** One collection's svc_collections row, or null. */
+export async function readCollectionMetaRow(ex: Executor, collection: string): Promise<Record<string, unknown> | null> {
+  const [row] = await run(ex, 'select * from svc_collections where collection = $1', [collection]);
+  return row ?? null;
+}

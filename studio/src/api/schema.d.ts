@@ -1363,6 +1363,65 @@ export interface paths {
         patch: operations["updateSingleRoles"];
         trace?: never;
     };
+    "/schedules": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List publish schedules
+         * @description Admins see all; others need `versioning:view` and see the schedules of items they may read (direct fields only).
+         */
+        get: operations["readSchedules"];
+        put?: never;
+        /**
+         * Schedule publishing of a version, or unpublishing of an item
+         * @description Publishing needs the right to promote the version now; unpublishing, the right to update the item. The run uses the rights the scheduling user has when it falls due.
+         */
+        post: operations["createSchedule"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/schedules/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Read a publish schedule */
+        get: operations["readSchedule"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /** Change the time of a schedule that has not run */
+        patch: operations["rescheduleSchedule"];
+        trace?: never;
+    };
+    "/schedules/{id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Cancel a schedule that has not run */
+        post: operations["cancelSchedule"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/server/health": {
         parameters: {
             query?: never;
@@ -2769,6 +2828,29 @@ export interface components {
             protected?: boolean;
             service_account?: boolean;
             tech_access?: boolean;
+        };
+        /** @description An item of svc_schedules */
+        Schedules: {
+            action?: string;
+            /** Format: int32 */
+            attempts?: number;
+            collection?: string;
+            /** Format: date-time */
+            date_created?: string;
+            /** Format: date-time */
+            date_updated?: string | null;
+            error?: string | null;
+            /** Format: uuid */
+            id?: string;
+            item?: string;
+            /** Format: date-time */
+            ran_at?: string | null;
+            /** Format: date-time */
+            scheduled_at?: string;
+            scheduled_by?: (string | components["schemas"]["Users"]) | null;
+            status?: string;
+            user_updated?: (string | components["schemas"]["Users"]) | null;
+            version?: (string | components["schemas"]["Versions"]) | null;
         };
         /** @description An item of svc_settings */
         Settings: {
@@ -8582,6 +8664,222 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["ContentTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    readSchedules: {
+        parameters: {
+            query?: {
+                /** @description Aggregation function -> field (`aggregate[count]=*`); functions count, sum, avg, min, max, countDistinct. */
+                aggregate?: components["parameters"]["Aggregate"];
+                /** @description Query options per relation: `deep[relation][_limit]=5`; keys `_fields`, `_filter`, `_sort`, `_limit`, `_offset`, `_page`, `_search`. */
+                deep?: components["parameters"]["Deep"];
+                /** @description Fields to return: comma list; dot notation for relations (`author.name`); `*` for all direct fields. */
+                fields?: components["parameters"]["Fields"];
+                /** @description Row filter `{field: {_operator: value}}`, nested with `_and`/`_or` (`filter[title][_eq]=Hello`). */
+                filter?: components["parameters"]["Filter"];
+                /** @description Fields to group aggregates by. */
+                groupBy?: components["parameters"]["GroupBy"];
+                /** @description Page size; `-1` returns all records. */
+                limit?: components["parameters"]["Limit"];
+                /** @description Comma list of `total_count` (whole collection) and `filter_count` (matches of the filter); adds `meta` to the response. */
+                meta?: components["parameters"]["Meta"];
+                /** @description Records to skip. */
+                offset?: components["parameters"]["Offset"];
+                /** @description Page number (1-based), with `limit`. */
+                page?: components["parameters"]["Page"];
+                /** @description Full-text search across searchable fields. */
+                search?: components["parameters"]["Search"];
+                /** @description Ordering: comma list of fields; prefix `-` for descending. */
+                sort?: components["parameters"]["Sort"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Schedules"][];
+                        meta?: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createSchedule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    action: "publish" | "unpublish";
+                    collection?: string;
+                    /** @description The item's primary key, as a string */
+                    item?: string;
+                    /**
+                     * Format: date-time
+                     * @description When to run: ISO 8601 with a time zone (`Z` or an offset), in the future, at most ten years ahead
+                     */
+                    scheduled_at: string;
+                    /**
+                     * Format: uuid
+                     * @description The version to promote (publish only)
+                     */
+                    version?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        data: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["ContentTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    readSchedule: {
+        parameters: {
+            query?: {
+                /** @description Query options per relation: `deep[relation][_limit]=5`; keys `_fields`, `_filter`, `_sort`, `_limit`, `_offset`, `_page`, `_search`. */
+                deep?: components["parameters"]["Deep"];
+                /** @description Fields to return: comma list; dot notation for relations (`author.name`); `*` for all direct fields. */
+                fields?: components["parameters"]["Fields"];
+            };
+            header?: never;
+            path: {
+                /** @description Schedule id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Schedules"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    rescheduleSchedule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Schedule id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: date-time
+                     * @description When to run: ISO 8601 with a time zone (`Z` or an offset), in the future, at most ten years ahead
+                     */
+                    scheduled_at: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        data: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["ContentTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    cancelSchedule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Schedule id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** Format: uuid */
+                            id?: string;
+                            /** @enum {string} */
+                            status?: "cancelled";
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["ServiceUnavailable"];
         };

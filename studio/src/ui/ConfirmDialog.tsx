@@ -5,10 +5,12 @@ import { useId, useState, type ReactNode } from 'react';
 import { ErrorNotice } from './ErrorNotice.tsx';
 import { Dialog } from './Dialog.tsx';
 
-export function ConfirmDialog({ title, children, confirmLabel, danger = true, typeToConfirm, onConfirm, onClose }: {
+export function ConfirmDialog({ title, children, confirmLabel, cancelLabel = 'Cancel', danger = true, typeToConfirm, onConfirm, onClose }: {
   title: string;
   children: ReactNode;
   confirmLabel: string;
+  /** The button that closes without acting (say "Keep it" when the action itself is a cancellation). */
+  cancelLabel?: string;
   danger?: boolean;
   /** When set, the confirm button waits until exactly this text is typed. */
   typeToConfirm?: string;
@@ -35,7 +37,7 @@ export function ConfirmDialog({ title, children, confirmLabel, danger = true, ty
   return (
     <Dialog title={title} onClose={onClose} onSubmit={() => void confirm()}
       footer={<>
-        <button type="button" className="btn" onClick={onClose} data-autofocus={typeToConfirm === undefined ? true : undefined}>Cancel</button>
+        <button type="button" className="btn" onClick={onClose} data-autofocus={typeToConfirm === undefined ? true : undefined}>{cancelLabel}</button>
         <button type="submit" className={danger ? 'btn btn-danger' : 'btn btn-primary'} disabled={!ready || busy}>{busy ? 'Working…' : confirmLabel}</button>
       </>}>
       {children}

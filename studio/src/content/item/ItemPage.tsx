@@ -24,6 +24,7 @@ import { ConfirmDialog } from './ConfirmDialog.tsx';
 import { useUnsavedGuard } from './unsaved.tsx';
 import { commentsQuery } from './sidebar/Comments.tsx';
 import { Sidebar } from './sidebar/Sidebar.tsx';
+import { ScheduleControl } from './versions/ScheduleControl.tsx';
 import './item.css';
 
 export default function ItemPage(props: { collection: string; id: string | null }) {
@@ -348,6 +349,7 @@ function ItemEditor({ collection, id, allFields, relations, perms, admin, collec
             <h1 id="item-title">{title}</h1>
           </div>
           <div className="item-actions">
+            {!isNew && !singleton && id !== null && <ScheduleControl collection={collection} item={id} version={null} />}
             {mayDelete && <button type="button" className="btn btn-danger" onClick={() => setConfirmDelete(true)} disabled={busy !== null}>Delete</button>}
             {!isNew && !singleton && mayCreate && (
               <button type="button" className="btn" onClick={() => void save('copy')} disabled={busy !== null}>{busy === 'copy' ? 'Copying…' : 'Save as copy'}</button>
