@@ -5,7 +5,7 @@ import { useQueryClient } from '@tanstack/react-query';
 import { Dialog } from '../ui/Dialog.tsx';
 import { ErrorNotice } from '../ui/ErrorNotice.tsx';
 import { invalidateAccess } from './data.ts';
-import { splitError, TextField, type FieldErrors } from './form.tsx';
+import { splitError, TextField, type FieldErrors } from '../ui/form.tsx';
 
 /** What a role's or policy's own flags grant beyond permissions (nothing shown when neither: access may still come
  * from the other side, a role's policies or a policy's roles). */

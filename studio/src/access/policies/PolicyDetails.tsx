@@ -9,7 +9,7 @@ import { request, requestList } from '../../api/client.ts';
 import { ErrorNotice } from '../../ui/ErrorNotice.tsx';
 import { Loading } from '../../ui/Loading.tsx';
 import { recordName, userName, type PolicyRecord } from '../data.ts';
-import { CheckField, splitError, TextField, type FieldErrors } from '../form.tsx';
+import { CheckField, splitError, TextField, type FieldErrors } from '../../ui/form.tsx';
 import { cidrProblem } from './cidr.ts';
 
 interface Draft {

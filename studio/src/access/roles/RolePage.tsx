@@ -11,7 +11,7 @@ import { ConfirmDialog } from '../../ui/ConfirmDialog.tsx';
 import { ErrorNotice } from '../../ui/ErrorNotice.tsx';
 import { Loading } from '../../ui/Loading.tsx';
 import { invalidateAccess, recordName, usePolicyOptions, useRoleOptions, type RoleRecord } from '../data.ts';
-import { CheckField, SelectField, splitError, TextField, type FieldErrors } from '../form.tsx';
+import { CheckField, SelectField, splitError, TextField, type FieldErrors } from '../../ui/form.tsx';
 import { AccessBadges } from '../shared.tsx';
 
 const FIELDS = ['id', 'name', 'icon', 'description', 'parent', 'admin_access', 'app_access', 'tech_access', 'impersonate_access', 'enforce_tfa', 'service_account', 'protected', 'policies'];

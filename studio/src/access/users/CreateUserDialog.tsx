@@ -8,7 +8,7 @@ import { ApiError } from '../../api/errors.ts';
 import { Dialog } from '../../ui/Dialog.tsx';
 import { ErrorNotice } from '../../ui/ErrorNotice.tsx';
 import { invalidateAccess, recordName, useRoleOptions } from '../data.ts';
-import { CheckField, EMAIL, SelectField, splitError, TextField, type FieldErrors } from '../form.tsx';
+import { CheckField, EMAIL, SelectField, splitError, TextField, type FieldErrors } from '../../ui/form.tsx';
 
 const FIELDS = ['first_name', 'last_name', 'email', 'password', 'role'];
 

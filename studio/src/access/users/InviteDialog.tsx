@@ -7,7 +7,7 @@ import { request } from '../../api/client.ts';
 import { Dialog } from '../../ui/Dialog.tsx';
 import { ErrorNotice } from '../../ui/ErrorNotice.tsx';
 import { invalidateAccess, recordName, useRoleOptions } from '../data.ts';
-import { EMAIL, SelectField, splitError, type FieldErrors } from '../form.tsx';
+import { EMAIL, SelectField, splitError, type FieldErrors } from '../../ui/form.tsx';
 
 export function addressesOf(text: string): string[] {
   return [...new Set(text.split(/[\s,;]+/).map((s) => s.trim()).filter(Boolean))];
@@ -53,7 +53,7 @@ export function InviteDialog({ onClose, onDone }: { onClose(): void; onDone(mess
         <button type="button" className="btn" onClick={onClose}>Cancel</button>
         <button type="submit" className="btn btn-primary" disabled={busy}>{busy ? 'Sending…' : 'Send invitations'}</button>
       </>}>
-      <div className="field access-field">
+      <div className="field form-field">
         <label htmlFor={`${id}-emails`}>Email addresses</label>
         <textarea id={`${id}-emails`} className="invite-emails" value={emails} rows={3} placeholder="ada@example.com, grace@example.com"
           onChange={(e) => { setEmails(e.target.value); setErrors((x) => ({ ...x, email: '' })); }}

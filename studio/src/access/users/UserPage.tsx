@@ -11,7 +11,7 @@ import { ConfirmDialog } from '../../ui/ConfirmDialog.tsx';
 import { ErrorNotice } from '../../ui/ErrorNotice.tsx';
 import { Loading } from '../../ui/Loading.tsx';
 import { invalidateAccess, recordName, statusLabel, useRoleOptions, userName, when, type UserRecord } from '../data.ts';
-import { CheckField, EMAIL, SelectField, splitError, TextField, type FieldErrors } from '../form.tsx';
+import { CheckField, EMAIL, SelectField, splitError, TextField, type FieldErrors } from '../../ui/form.tsx';
 
 const FIELDS = ['id', 'first_name', 'last_name', 'email', 'status', 'role', 'tfa_enabled', 'last_access', 'provider', 'require_password_change'];
 const EDITABLE = ['first_name', 'last_name', 'email', 'role', 'password'];

@@ -1,4 +1,4 @@
-/** Form pieces the Access screens share: a labelled input with its note and its error (tied to the input for
+/** Form pieces the admin screens share: a labelled input with its note and its error (tied to the input for
  * assistive technology), a labelled checkbox with a note, and how an API error is split into errors on fields
  * (what the server names, and a taken email) and one for the form. */
 import { useId, type InputHTMLAttributes, type ReactNode } from 'react';
@@ -28,7 +28,7 @@ export function TextField({ label, value, onChange, error, note, className, ...r
   const id = useId();
   const described = [note ? `${id}-note` : '', error ? `${id}-error` : ''].filter(Boolean).join(' ') || undefined;
   return (
-    <div className={`field access-field${className ? ` ${className}` : ''}`}>
+    <div className={`field form-field${className ? ` ${className}` : ''}`}>
       <label htmlFor={id}>{label}</label>
       <input id={id} value={value} onChange={(e) => onChange(e.target.value)} aria-invalid={error ? true : undefined} aria-describedby={described} {...rest} />
       {note && <p className="field-note" id={`${id}-note`}>{note}</p>}
@@ -68,7 +68,7 @@ export function SelectField({ label, value, onChange, error, note, children, cla
   const id = useId();
   const described = [note ? `${id}-note` : '', error ? `${id}-error` : ''].filter(Boolean).join(' ') || undefined;
   return (
-    <div className={`field access-field${className ? ` ${className}` : ''}`}>
+    <div className={`field form-field${className ? ` ${className}` : ''}`}>
       <label htmlFor={id}>{label}</label>
       <select id={id} value={value} onChange={(e) => onChange(e.target.value)} aria-invalid={error ? true : undefined} aria-describedby={described}>{children}</select>
       {note && <p className="field-note" id={`${id}-note`}>{note}</p>}
