@@ -8,6 +8,7 @@ import { readItemData, type QueryInput } from '../items/read.ts';
 import { updateItem } from '../items/write/index.ts';
 import { isPlainObject } from '../items/write/payload.ts';
 import type { Query } from '../query/types.ts';
+import { checkSettingsPayload } from './settings-rules.ts';
 import { systemContext } from './service.ts';
 
 const COLLECTION = 'svc_settings';
@@ -22,6 +23,7 @@ export async function readSettings(base: ServiceContext, input: QueryInput | Que
 /** Updates the settings; the JSON text of them read back, or null when the caller may not read them. */
 export async function updateSettings(base: ServiceContext, payload: unknown, input: QueryInput | Query, invalidate: () => Promise<void>): Promise<string | null> {
   if (!isPlainObject(payload)) throw new InvalidPayloadError('Invalid payload. Body must be an object.');
+  checkSettingsPayload(payload, base.config.files.assetsTransformImageMaxDimension);
   const ctx = systemContext(base);
   await updateItem(ctx, COLLECTION, KEY, payload);
   await invalidate();

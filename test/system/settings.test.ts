@@ -45,6 +45,48 @@ describe('settings', () => {
   });
 });
 
+describe('settings refused before anything is written', () => {
+  // Each payload is refused with the field it names; a good value of each is taken.
+  const CASES: { name: string; payload: Record<string, unknown>; field: string; message: RegExp }[] = [
+    { name: 'a password policy that is not a regular expression', payload: { auth_password_policy: '/^(.{8,}$/' }, field: 'auth_password_policy', message: /not a valid regular expression/ },
+    { name: 'a bare pattern that does not compile', payload: { auth_password_policy: '[a-' }, field: 'auth_password_policy', message: /not a valid regular expression/ },
+    { name: 'presets that are not a list', payload: { storage_asset_presets: { key: 'x' } }, field: 'storage_asset_presets', message: /must be a list/ },
+    { name: 'a preset without a key', payload: { storage_asset_presets: [{ width: 10 }] }, field: 'storage_asset_presets', message: /needs a key/ },
+    { name: 'a preset key of the built-in ones', payload: { storage_asset_presets: [{ key: 'system-small-cover', width: 10 }] }, field: 'storage_asset_presets', message: /reserved/ },
+    { name: 'two presets with one key', payload: { storage_asset_presets: [{ key: 'card', width: 10 }, { key: 'card', width: 20 }] }, field: 'storage_asset_presets', message: /Two presets/ },
+    { name: 'a preset no asset request could use', payload: { storage_asset_presets: [{ key: 'card', fit: 'squash' }] }, field: 'storage_asset_presets', message: /Preset "card": invalid "fit"/ },
+    { name: 'a preset wider than the transform limit', payload: { storage_asset_presets: [{ key: 'huge', width: 60000 }] }, field: 'storage_asset_presets', message: /"width"/ },
+    { name: 'a color that is not hex', payload: { project_color: 'purple' }, field: 'project_color', message: /hex color/ },
+    { name: 'login attempts below one', payload: { auth_login_attempts: 0 }, field: 'auth_login_attempts', message: /at least 1/ },
+    { name: 'an email domain list with an address', payload: { public_registration_email_filter: ['example.com', 'ada@example.org'] }, field: 'public_registration_email_filter', message: /"ada@example.org" is not an email domain/ },
+  ];
+  it.each(CASES)('refuses $name (400, the field named, nothing written)', async ({ payload, field, message }) => {
+    const before = (await t.req('GET', '/settings')).body.data;
+    const res = await t.req('PATCH', '/settings', { project_name: 'Not written', ...payload });
+    expect(res.status).toBe(400);
+    expect(res.body.errors[0]).toMatchObject({ extensions: { code: 'INVALID_PAYLOAD', field } });
+    expect(res.body.errors[0].message).toMatch(message);
+    expect((await t.req('GET', '/settings')).body.data).toEqual(before);
+  });
+
+  it('names every refused field at once', async () => {
+    const res = await t.req('PATCH', '/settings', { project_color: 'x', auth_login_attempts: -1 });
+    expect(res.status).toBe(400);
+    expect(res.body.errors.map((e: { extensions: { field: string } }) => e.extensions.field).sort()).toEqual(['auth_login_attempts', 'project_color']);
+  });
+
+  it('takes good values: a policy, presets, a color, no login limit, domains or a filter object', async () => {
+    const res = await t.req('PATCH', '/settings?fields=auth_password_policy,storage_asset_presets,project_color,auth_login_attempts,public_registration_email_filter', {
+      auth_password_policy: '/^.{8,}$/', storage_asset_presets: [{ key: 'card', fit: 'cover', width: 400, height: 300, quality: 80, format: 'webp', withoutEnlargement: true }],
+      project_color: '#0A7', auth_login_attempts: null, public_registration_email_filter: ['example.com', '@example.org'],
+    });
+    expect(res.status).toBe(200);
+    expect(res.body.data).toMatchObject({ auth_password_policy: '/^.{8,}$/', project_color: '#0A7', auth_login_attempts: null });
+    expect((await t.req('PATCH', '/settings', { public_registration_email_filter: { email: { _ends_with: '@example.com' } } })).status).toBe(200);
+    await t.req('PATCH', '/settings', { auth_password_policy: null, auth_login_attempts: 25, public_registration_email_filter: null });
+  });
+});
+
 describe('activity and revisions', () => {
   it('are listed with the query language; app users see only their own activity', async () => {
     const created = await t.req('POST', '/items/posts', { title: 'Tracked' }, { token: 'set-app' });
