@@ -225,7 +225,7 @@ describe.skipIf(!HAS_CHROMIUM)('Studio: messaging', () => {
     await page.getByRole('button', { name: 'Delete Main SMTP' }).click();
     const confirm = dialog('Delete Main SMTP?');
     await confirm.getByRole('button', { name: 'Delete provider' }).click();
-    await confirm.getByRole('alert').filter({ hasText: /still used by template contents \(templates "welcome"\)/ }).waitFor();
+    await confirm.getByRole('alert').filter({ hasText: 'Main SMTP is still used by the contents of the template "welcome".' }).waitFor();
     await checkScreen(page, 'messaging-provider-delete-refused');
     await confirm.getByRole('button', { name: 'Cancel' }).click();
     expect(await providerRow('Main SMTP')).toBeDefined();

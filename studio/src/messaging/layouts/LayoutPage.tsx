@@ -84,7 +84,7 @@ function LayoutEditor({ layout }: { layout: Layout }) {
       <header className="page-header">
         <nav aria-label="Breadcrumb" className="crumbs"><Link href="/layouts">Layouts</Link></nav>
         <h1>{layout.name}</h1>
-        <span className="mono muted">{layout.id}</span>
+        <span className="mono muted title-aside">{layout.id}</span>
         <span role="status" className="save-state">{saved ? 'Saved' : ''}</span>
         <button type="button" className="btn btn-danger" onClick={() => setDeleting(true)}>Delete</button>
         <button type="submit" form={`${ids}-form`} className="btn btn-primary" disabled={save.isPending}>{save.isPending ? 'Saving…' : 'Save'}</button>

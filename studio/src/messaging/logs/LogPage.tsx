@@ -57,7 +57,7 @@ export default function LogPage({ id }: { id: string }) {
       <header className="page-header">
         <nav aria-label="Breadcrumb" className="crumbs"><Link href="/logs">Send logs</Link></nav>
         <h1>Log #{l.id}</h1>
-        <StatusBadge status={l.status} />
+        <span className="title-aside"><StatusBadge status={l.status} /></span>
         <button type="button" className="btn" onClick={() => { void log.refetch(); void events.refetch(); }}>Refresh</button>
         {l.status === 'pending' && <button type="button" className="btn btn-danger" onClick={() => setCancelling(true)}>Cancel send</button>}
       </header>
@@ -81,12 +81,6 @@ export default function LogPage({ id }: { id: string }) {
           {l.error_message && <div className="notice notice-error" role="status"><strong>Error</strong><span className="break">{l.error_message}</span></div>}
         </section>
 
-        <section className="messaging-card" aria-labelledby="log-message">
-          <div className="card-head"><h2 id="log-message">Message</h2></div>
-          <div className="preview-subject"><span className="muted">Subject</span><span>{l.subject_rendered || <span className="muted">(none)</span>}</span></div>
-          <StoredFrame src={`/notify/logs/${l.id}/content`} title={`Message of log ${l.id}`} />
-        </section>
-
         <section className="messaging-card" aria-labelledby="log-events">
           <div className="card-head">
             <h2 id="log-events">Delivery events</h2>
@@ -99,25 +93,31 @@ export default function LogPage({ id }: { id: string }) {
                 {l.channel === 'email' ? 'No delivery reports yet. Providers that send them (a mail gateway, cloud mail) report to this service\'s webhook once set up on the provider.' : 'This channel has no delivery reports.'}
               </p>
             ) : (
-              <table className="grid" aria-labelledby="log-events">
-                <thead><tr><th scope="col">When</th><th scope="col">Event</th><th scope="col">Reason</th><th scope="col">Provider status</th><th scope="col">Received</th></tr></thead>
-                <tbody>
-                  {events.data.data.map((e) => (
-                    <tr key={e.id}>
-                      <td>{formatTime(e.occurred_at ?? e.received_at, true)}</td>
-                      <th scope="row">{EVENT_LABEL[e.event] ?? e.event}</th>
-                      <td className="cell-wide">{e.reason ?? ''}</td>
-                      <td className="mono">{e.provider_status_raw ?? ''}</td>
-                      <td className="muted">{formatTime(e.received_at, true)}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
+              <div className="table-scroll">
+                <table className="grid" aria-labelledby="log-events">
+                  <thead><tr><th scope="col">When</th><th scope="col">Event</th><th scope="col">Details</th></tr></thead>
+                  <tbody>
+                    {events.data.data.map((e) => (
+                      <tr key={e.id}>
+                        <td title={e.received_at ? `Received ${formatTime(e.received_at, true)}` : undefined}>{formatTime(e.occurred_at ?? e.received_at, true)}</td>
+                        <th scope="row">{EVENT_LABEL[e.event] ?? e.event}</th>
+                        <td className="cell-wide">{[e.reason, e.provider_status_raw && e.provider_status_raw !== e.event ? `provider status ${e.provider_status_raw}` : null].filter(Boolean).join(' · ')}</td>
+                      </tr>
+                    ))}
+                  </tbody>
+                </table>
+              </div>
             )}
           {events.data && (events.data.meta.filter_count ?? 0) > EVENTS_SHOWN && <p className="muted">The first {EVENTS_SHOWN} of {events.data.meta.filter_count} events.</p>}
         </section>
 
-        <section className="messaging-card" aria-labelledby="log-data">
+        <section className="messaging-card span-all" aria-labelledby="log-message">
+          <div className="card-head"><h2 id="log-message">Message</h2></div>
+          <div className="preview-subject"><span className="muted">Subject</span><span>{l.subject_rendered || <span className="muted">(none)</span>}</span></div>
+          <StoredFrame src={`/notify/logs/${l.id}/content`} title={`Message of log ${l.id}`} />
+        </section>
+
+        <section className="messaging-card span-all" aria-labelledby="log-data">
           <h2 id="log-data">Variables and provider answer</h2>
           <div className="two-col">
             <div>

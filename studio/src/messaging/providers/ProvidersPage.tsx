@@ -4,6 +4,7 @@
 import { useState } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { request } from '../../api/client.ts';
+import { ApiError } from '../../api/errors.ts';
 import { ConfirmDialog } from '../../ui/ConfirmDialog.tsx';
 import { ErrorNotice } from '../../ui/ErrorNotice.tsx';
 import { Loading } from '../../ui/Loading.tsx';
@@ -99,7 +100,14 @@ export default function ProvidersPage() {
       {open?.kind === 'delete' && (
         <ConfirmDialog title={`Delete ${open.provider.name}?`} confirmLabel="Delete provider" onClose={() => setOpen(null)}
           onConfirm={async () => {
-            await request('DELETE', `/notify/providers/${open.provider.id}`);
+            try {
+              await request('DELETE', `/notify/providers/${open.provider.id}`);
+            } catch (err) {
+              // The server names the provider by id and lists the templates; said with the provider's name.
+              const used = err instanceof ApiError && err.status === 400 ? /still used by template contents \(templates (.*)\)/.exec(err.message) : null;
+              if (used) throw new Error(`${open.provider.name} is still used by the contents of ${used[1].includes(',') ? 'the templates' : 'the template'} ${used[1]}. Delete those contents, or switch them to another provider, first.`);
+              throw err;
+            }
             setOpen(null);
             await refresh();
           }}>

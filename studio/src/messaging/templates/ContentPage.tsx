@@ -132,11 +132,11 @@ function ContentEditor({ template, content, providers, onCreated }: {
               </select>
               {fe.provider_id && <span className="field-error">{fe.provider_id}</span>}
             </div>
-            <div className="field">
+            <div className="field narrow">
               <label htmlFor={`${ids}-locale`}>Locale</label>
               <input id={`${ids}-locale`} className="mono" value={locale} onChange={(e) => { setLocale(e.target.value); setSaved(false); }} aria-describedby={`${ids}-locale-note`}
                 aria-invalid={fe.locale ? true : undefined} spellCheck={false} />
-              <span className="field-note" id={`${ids}-locale-note`}>A code such as fr or en-US, or default.</span>
+              <span className="field-note" id={`${ids}-locale-note`}>fr, en-US… or default.</span>
               {fe.locale && <span className="field-error">{fe.locale}</span>}
             </div>
             <label className="check field-check"><input type="checkbox" checked={active} onChange={(e) => { setActive(e.target.checked); setSaved(false); }} /> Active</label>

@@ -65,8 +65,9 @@ function TemplateEditor({ template, layouts }: { template: LoadedTemplate; layou
   return (
     <div className="main-pane">
       <header className="page-header">
+        <nav aria-label="Breadcrumb" className="crumbs"><Link href="/templates">Templates</Link></nav>
         <h1>{template.name}</h1>
-        <span className="mono muted">{template.id}</span>
+        <span className="mono muted title-aside">{template.id}</span>
         <span role="status" className="save-state">{saved ? 'Saved' : ''}</span>
         <button type="button" className="btn btn-danger" onClick={() => setDeleting(true)} disabled={template.is_system}
           title={template.is_system ? 'System templates cannot be deleted; archive them instead.' : undefined}>Delete</button>
