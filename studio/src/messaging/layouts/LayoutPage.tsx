@@ -46,7 +46,9 @@ function LayoutEditor({ layout }: { layout: Layout }) {
   const [saved, setSaved] = useState(false);
   const [deleting, setDeleting] = useState(false);
   const schemaParsed = parseJson(schema);
-  const samples = useMemo(() => prettyJson(sampleVariables(schemaParsed.ok ? schemaParsed.value : null)), [schemaParsed.ok ? JSON.stringify(schemaParsed.value) : '']);
+  // Samples follow the schema as typed (while it parses).
+  const schemaKey = schemaParsed.ok ? JSON.stringify(schemaParsed.value) : 'null';
+  const samples = useMemo(() => prettyJson(sampleVariables(JSON.parse(schemaKey))), [schemaKey]);
   const [variablesText, setVariablesText] = useState(samples);
   const [variables, setVariables] = useState<Record<string, unknown>>(() => JSON.parse(samples || '{}') as Record<string, unknown>);
   useEffect(() => { if (saved) { const t = setTimeout(() => setSaved(false), 3000); return () => clearTimeout(t); } }, [saved]);

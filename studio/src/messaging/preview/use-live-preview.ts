@@ -40,6 +40,8 @@ function useRenderedPreview(body: PreviewRequest | null) {
     placeholderData: keepPreviousData,
     retry: false,
     staleTime: Infinity,
+    // Every pause in typing is a key of its own: they are not kept long.
+    gcTime: 20_000,
   });
 }
 
@@ -57,6 +59,7 @@ export function useLivePreview(body: PreviewRequest | null, texts: Record<string
     placeholderData: keepPreviousData,
     retry: false,
     staleTime: Infinity,
+    gcTime: 20_000,
   });
   const preview = useRenderedPreview(settled.body);
   const [shown, setShown] = useState<LivePreview['shown']>(null);
