@@ -94,6 +94,17 @@ describe('GET /notify/logs/{id}/events', () => {
   });
 });
 
+describe('GET /notify/logs by recipient (the Studio\'s recipient search)', () => {
+  it('finds logs whose recipients contain the text, in any case', async () => {
+    const filter = encodeURIComponent(JSON.stringify({ _and: [{ recipients: { _icontains: 'TO@EXAMPLE' } }, { channel: { _eq: 'chat' } }] }));
+    const res = await t.req('GET', `/notify/logs?filter=${filter}&fields=id`);
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body.data.map((l: { id: number }) => l.id)).toEqual([chatLog]);
+    const none = await t.req('GET', `/notify/logs?filter=${encodeURIComponent(JSON.stringify({ recipients: { _icontains: 'nobody@' } }))}`);
+    expect(none.body.data).toEqual([]);
+  });
+});
+
 describe('GET /notify/logs/{id}/content', () => {
   it('answers the rendered email as a sandboxed document, and other channels as escaped text', async () => {
     const res = await content(emailLog);
