@@ -26,7 +26,8 @@
  * Deviation: Directus also grants update/delete of own presets and update of own notifications' status,
  * guarded by their row filter. Here row filters are enforced on read only (SPEC.md rule 5), so such a grant
  * would reach every user's rows; those writes need an explicit permission instead, except an app user's own presets,
- * which core/system/own-presets.ts lets them change and remove after checking that every key is theirs. */
+ * which core/system/own-presets.ts lets them change and remove after checking that every key is theirs, and the
+ * status (inbox, archived) of their own notifications (core/system/own-notifications.ts, the same kind of check). */
 import type { Filter } from '../query/types.ts';
 import type { PermissionAction, ResolvedPermission } from './permissions.ts';
 import { OWN_ROWS } from './user-scoped.ts';

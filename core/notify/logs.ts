@@ -19,7 +19,7 @@ import type { ServiceContext } from '../context.ts';
 import { requirePermission, type PermissionAction } from '../access/permissions.ts';
 import { inTransaction, run } from '../db/database.ts';
 import { ForbiddenError, InvalidPayloadError } from '../errors.ts';
-import { readItem, readItems, type QueryInput } from '../items/read.ts';
+import { readItem, readItemData, readItems, type QueryInput } from '../items/read.ts';
 import { deleteItem } from '../items/write/index.ts';
 import type { Query } from '../query/types.ts';
 import { systemContext } from '../system/service.ts';
@@ -50,6 +50,31 @@ export async function listLogs(ctx: ServiceContext, input: QueryInput): Promise<
 
 export async function readLog(ctx: ServiceContext, id: string, input: QueryInput): Promise<string> {
   return readItem(await authorize(ctx, 'read'), LOGS, parseLogId(id), input);
+}
+
+const EVENTS = 'svc_notify_delivery_events';
+
+/** GET /notify/logs/{id}/events: the delivery events of one log (svc_notify_delivery_events, append-only), in the
+ * order they happened unless the query sorts otherwise. The caller must be able to read the log (as GET
+ * /notify/logs/{id}: admins, or read permission on svc_notify_logs whose row filter lets them see it; service
+ * mail is admins' only) and, unless admin, hold read permission on svc_notify_delivery_events, whose row filter
+ * and fields apply: a provider's raw report is no less private than the log. */
+export async function listLogEvents(ctx: ServiceContext, rawId: string, input: QueryInput): Promise<string> {
+  const sys = await authorize(ctx, 'read');
+  const id = parseLogId(rawId);
+  if (await readItemData(sys, LOGS, id, { fields: ['id'] }) === null) throw new ForbiddenError();
+  const q: Query = typeof input.query === 'function' ? input.query() : input.query;
+  const scope = { log_id: { _eq: id } };
+  return readItems(sys, EVENTS, { ...q, filter: q.filter ? { _and: [q.filter, scope] } : scope, sort: q.sort ?? ['occurred_at', 'id'] });
+}
+
+/** The rendered content of one log and its channel, as the caller may read them (GET /notify/logs/{id}/content). */
+export async function readLogContent(ctx: ServiceContext, rawId: string): Promise<{ channel: string; content: string }> {
+  const sys = await authorize(ctx, 'read');
+  const text = await readItemData(sys, LOGS, parseLogId(rawId), { fields: ['channel', 'content_rendered'] });
+  if (text === null) throw new ForbiddenError();
+  const row = JSON.parse(text) as { channel?: unknown; content_rendered?: unknown };
+  return { channel: String(row.channel ?? ''), content: typeof row.content_rendered === 'string' ? row.content_rendered : '' };
 }
 
 const STATS_QUERY: Query = { aggregate: { count: ['*'] }, groupBy: ['status'], limit: -1 };

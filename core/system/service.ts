@@ -12,6 +12,7 @@ import { isPlainObject } from '../items/write/payload.ts';
 import type { Query } from '../query/types.ts';
 import { checkShareCreate, checkShareUpdate, touchesTarget } from '../shares/mint.ts';
 import type { SystemCollection } from './collections.ts';
+import { NOTIFICATIONS, ownNotificationsContext, ownNotificationsQuery } from './own-notifications.ts';
 import { ownPresetsContext, PRESETS } from './own-presets.ts';
 
 /** Rules a system collection's writes carry beyond permissions, checked before anything is written. */
@@ -106,15 +107,20 @@ export function systemService(base: ServiceContext, def: SystemCollection, inval
     async updateOne(key, payload) {
       writable();
       await guard?.update(ctx, [{ key, data: payload }]);
-      const own = c === PRESETS ? await ownPresetsContext(ctx, 'update', [key], payload) : null;
+      const own = c === PRESETS ? await ownPresetsContext(ctx, 'update', [key], payload)
+        : c === NOTIFICATIONS ? await ownNotificationsContext(ctx, [key], payload) : null;
       const written = await updateItem(own ?? ctx, c, key, payload);
       await after();
       return written;
     },
     async updateMany(body) {
       writable();
-      const own = c === PRESETS && Array.isArray(body.keys) && !body.query && !body.batch ? await ownPresetsContext(ctx, 'update', body.keys, body.data) : null;
-      const keys = guard ? await guardedUpdate(ctx, c, guard, body) : await plainUpdate(own ?? ctx, c, body);
+      const byKeys = Array.isArray(body.keys) && !body.query && !body.batch;
+      const own = c === PRESETS && byKeys ? await ownPresetsContext(ctx, 'update', body.keys as unknown[], body.data)
+        : c === NOTIFICATIONS && byKeys ? await ownNotificationsContext(ctx, body.keys as unknown[], body.data) : null;
+      const ownQuery = c === NOTIFICATIONS && body.query ? await ownNotificationsQuery(ctx, body.query, body.data) : null;
+      const keys = ownQuery ? await updateByQuery(ownQuery.ctx, c, ownQuery.query, body.data)
+        : guard ? await guardedUpdate(ctx, c, guard, body) : await plainUpdate(own ?? ctx, c, body);
       await after();
       return keys;
     },

@@ -55,7 +55,11 @@ export const AUTH_ROUTES: ReadonlyArray<readonly [method: string, path: string]>
   ['GET', '/notify/logs/:id'],
   ['PATCH', '/notify/logs/:id/cancel'],
   ['DELETE', '/notify/logs/:id'],
+  ['GET', '/notify/logs/:id/events'],
+  ['GET', '/notify/logs/:id/content'],
   ['POST', '/notify/validate-template'],
+  ['POST', '/notify/preview'],
+  ['POST', '/notify/preview/frame'],
   // Notification admin API (functions/routes/notify-admin.ts): Auth and Admin routes, and the layouts,
   // templates and contents routes SPEC.md leaves blank (admin or a permission on svc_notify_*).
   ['GET', '/notify/settings'],

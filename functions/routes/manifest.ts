@@ -260,11 +260,15 @@ export const FUNCTION_ROUTE_MANIFEST: RouteManifest = {
     ["GET", "/notify/logs"],
     ["GET", "/notify/logs/stats"],
     ["GET", "/notify/logs/:id"],
+    ["GET", "/notify/logs/:id/events"],
+    ["GET", "/notify/logs/:id/content"],
     ["PATCH", "/notify/logs/:id/cancel"],
     ["DELETE", "/notify/logs/:id"],
   ],
   "notify-validate-template": [
     ["POST", "/notify/validate-template"],
+    ["POST", "/notify/preview"],
+    ["POST", "/notify/preview/frame"],
   ],
   "notify-webhooks": [
     ["POST", "/notify/webhooks/:key"],

@@ -21,12 +21,15 @@ export interface Source {
   /** The record the text belongs to (content id, layout id); '' for one-off text. */
   id: string | number;
   text: string;
+  /** One-off text (a preview being typed): compiled for this render only, not kept in the cache, so the versions an
+   * editor passes through do not push the templates that are sent out of it. */
+  transient?: boolean;
 }
 
 function compiled(src: Source): Compiled {
   const stamp = createHash('sha1').update(src.text).digest('base64url');
   const key = `${src.kind}:${src.id}:${stamp}`;
-  let fn = cache.get(key);
+  let fn = src.transient ? undefined : cache.get(key);
   if (!fn) {
     const deep = tooDeep(src.text);
     if (deep) throw new InvalidPayloadError(`The ${src.kind} template${src.id !== '' ? ` "${src.id}"` : ''} does not compile: ${deep.message}`);
@@ -37,7 +40,7 @@ function compiled(src: Source): Compiled {
     } catch (err) {
       throw new InvalidPayloadError(`The ${src.kind} template${src.id !== '' ? ` "${src.id}"` : ''} does not compile: ${(err as Error).message.split('\n')[0]}`);
     }
-    cache.set(key, fn);
+    if (!src.transient) cache.set(key, fn);
   }
   return fn;
 }

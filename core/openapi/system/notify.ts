@@ -1,5 +1,6 @@
 /** The notification module (functions/routes/notify-*.ts). */
-import { CHANNEL_CATALOG } from '../../notify/channels/registry.ts';
+import { CHANNEL_CATALOG, CHANNEL_IDS } from '../../notify/channels/registry.ts';
+import { LOG_STATUSES } from '../../notify/logs.ts';
 import { LIST_PARAMETERS, ONE_PARAMETERS } from '../components.ts';
 import { operation } from '../operation.ts';
 import type { SchemaObject } from '../types.ts';
@@ -25,6 +26,14 @@ function resource(ctx: SystemContext, path: string, collection: string, stem: st
     endpoint('delete', `${path}/{id}`, operation({ id: `deleteSingleNotify${stem}`, summary: `Delete a ${noun}`, tag, parameters: [id], status: 204, pathParams: true })),
   ];
 }
+
+const PREVIEW_BODY: SchemaObject = {
+  type: 'object', required: ['content'],
+  properties: {
+    content: str, subject: { type: 'string', nullable: true }, channel: { type: 'string', enum: [...CHANNEL_IDS] },
+    template_id: str, layout_id: { type: 'string', nullable: true }, layout: str, variables: freeObject(),
+  },
+};
 
 export function notifyEndpoints(ctx: SystemContext): Endpoint[] {
   const settings = ctx.record('svc_notify_settings');
@@ -65,9 +74,20 @@ export function notifyEndpoints(ctx: SystemContext): Endpoint[] {
     endpoint('get', '/notify/logs', operation({ id: 'readNotifyLogs', summary: 'List send logs', tag, parameters: LIST_PARAMETERS, data: listOf(log), raw: true })),
     endpoint('get', '/notify/logs/stats', operation({
       id: 'readNotifyLogStats', summary: 'Counts of logs per status', tag,
-      data: { type: 'object', properties: Object.fromEntries(['total', 'sent', 'failed', 'pending', 'cancelled'].map((k) => [k, { type: 'integer' }])) },
+      data: {
+        type: 'object', required: ['total', ...LOG_STATUSES],
+        properties: Object.fromEntries(['total', ...LOG_STATUSES].map((k) => [k, { type: 'integer' }])),
+      },
     })),
     endpoint('get', '/notify/logs/{id}', operation({ id: 'readSingleNotifyLogs', summary: 'Read a send log', tag, parameters: [logId, ...ONE_PARAMETERS], data: log, pathParams: true })),
+    endpoint('get', '/notify/logs/{id}/events', operation({
+      id: 'readNotifyLogEvents', summary: 'Delivery events of a send log, in time order', tag, parameters: [logId, ...LIST_PARAMETERS],
+      data: listOf(ctx.record('svc_notify_delivery_events')), raw: true, pathParams: true,
+    })),
+    endpoint('get', '/notify/logs/{id}/content', operation({
+      id: 'readNotifyLogContent', summary: 'The rendered content of a send log as a sandboxed HTML document (for a frame)', tag,
+      parameters: [logId], pathParams: true, media: { type: 'text/html', schema: str },
+    })),
     endpoint('patch', '/notify/logs/{id}/cancel', operation({ id: 'cancelNotifyLog', summary: 'Cancel a pending send', tag, parameters: [logId], data: ctx.key('svc_notify_logs'), pathParams: true })),
     endpoint('delete', '/notify/logs/{id}', operation({ id: 'deleteSingleNotifyLogs', summary: 'Delete a send log', tag, parameters: [logId], status: 204, pathParams: true })),
     endpoint('post', '/notify/trigger', operation({
@@ -93,6 +113,23 @@ export function notifyEndpoints(ctx: SystemContext): Endpoint[] {
       id: 'validateNotifyTemplate', summary: 'Check a template\'s syntax', tag,
       body: { type: 'object', required: ['template'], properties: { template: str } },
       data: { type: 'object', properties: { valid: { type: 'boolean' }, errors: arrayOf(freeObject()) } },
+    })),
+    endpoint('post', '/notify/preview', operation({
+      id: 'previewNotification', summary: 'Render a message as a send would, without sending', tag,
+      description: 'The layout is `layout` (text), `layout_id` (stored; null: none) or the template\'s; with `template_id` the variables are '
+        + 'checked against its variables_schema and a failure is reported in `variables_error`.',
+      body: PREVIEW_BODY,
+      data: {
+        type: 'object', required: ['channel', 'subject', 'content', 'variables_error'],
+        properties: { channel: { type: 'string', enum: [...CHANNEL_IDS] }, subject: str, content: str, variables_error: { type: 'string', nullable: true } },
+      },
+    })),
+    endpoint('post', '/notify/preview/frame', operation({
+      id: 'previewNotificationFrame', summary: 'The same preview as a sandboxed HTML document, for a frame (a form post from this origin)', tag,
+      content: {
+        'multipart/form-data': { type: 'object', required: ['payload'], properties: { payload: { type: 'string', description: 'The JSON body of POST /notify/preview' } } },
+      },
+      media: { type: 'text/html', schema: str },
     })),
     endpoint('post', '/notify/webhooks/{key}', operation({
       id: 'notifyWebhook', summary: 'Delivery report from a provider (verified by its webhook secret)', tag, anonymous: true,

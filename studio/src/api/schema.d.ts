@@ -859,6 +859,40 @@ export interface paths {
         patch: operations["cancelNotifyLog"];
         trace?: never;
     };
+    "/notify/logs/{id}/content": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The rendered content of a send log as a sandboxed HTML document (for a frame) */
+        get: operations["readNotifyLogContent"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/notify/logs/{id}/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Delivery events of a send log, in time order */
+        get: operations["readNotifyLogEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/notify/logs/stats": {
         parameters: {
             query?: never;
@@ -870,6 +904,43 @@ export interface paths {
         get: operations["readNotifyLogStats"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/notify/preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Render a message as a send would, without sending
+         * @description The layout is `layout` (text), `layout_id` (stored; null: none) or the template's; with `template_id` the variables are checked against its variables_schema and a failure is reported in `variables_error`.
+         */
+        post: operations["previewNotification"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/notify/preview/frame": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** The same preview as a sandboxed HTML document, for a frame (a form post from this origin) */
+        post: operations["previewNotificationFrame"];
         delete?: never;
         options?: never;
         head?: never;
@@ -6629,6 +6700,90 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    readNotifyLogContent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Log id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    readNotifyLogEvents: {
+        parameters: {
+            query?: {
+                /** @description Aggregation function -> field (`aggregate[count]=*`); functions count, sum, avg, min, max, countDistinct. */
+                aggregate?: components["parameters"]["Aggregate"];
+                /** @description Query options per relation: `deep[relation][_limit]=5`; keys `_fields`, `_filter`, `_sort`, `_limit`, `_offset`, `_page`, `_search`. */
+                deep?: components["parameters"]["Deep"];
+                /** @description Fields to return: comma list; dot notation for relations (`author.name`); `*` for all direct fields. */
+                fields?: components["parameters"]["Fields"];
+                /** @description Row filter `{field: {_operator: value}}`, nested with `_and`/`_or` (`filter[title][_eq]=Hello`). */
+                filter?: components["parameters"]["Filter"];
+                /** @description Fields to group aggregates by. */
+                groupBy?: components["parameters"]["GroupBy"];
+                /** @description Page size; `-1` returns all records. */
+                limit?: components["parameters"]["Limit"];
+                /** @description Comma list of `total_count` (whole collection) and `filter_count` (matches of the filter); adds `meta` to the response. */
+                meta?: components["parameters"]["Meta"];
+                /** @description Records to skip. */
+                offset?: components["parameters"]["Offset"];
+                /** @description Page number (1-based), with `limit`. */
+                page?: components["parameters"]["Page"];
+                /** @description Full-text search across searchable fields. */
+                search?: components["parameters"]["Search"];
+                /** @description Ordering: comma list of fields; prefix `-` for descending. */
+                sort?: components["parameters"]["Sort"];
+            };
+            header?: never;
+            path: {
+                /** @description Log id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["NotifyDeliveryEvents"][];
+                        meta?: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     readNotifyLogStats: {
         parameters: {
             query?: never;
@@ -6646,17 +6801,103 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: {
-                            cancelled?: number;
-                            failed?: number;
-                            pending?: number;
-                            sent?: number;
-                            total?: number;
+                            bounced: number;
+                            cancelled: number;
+                            delivered: number;
+                            failed: number;
+                            pending: number;
+                            rejected: number;
+                            sending: number;
+                            sent: number;
+                            total: number;
                         };
                     };
                 };
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    previewNotification: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    channel?: "email" | "chat" | "inapp";
+                    content: string;
+                    layout?: string;
+                    layout_id?: string | null;
+                    subject?: string | null;
+                    template_id?: string;
+                    variables?: {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @enum {string} */
+                            channel: "email" | "chat" | "inapp";
+                            content: string;
+                            subject: string;
+                            variables_error: string | null;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["ContentTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    previewNotificationFrame: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": {
+                    /** @description The JSON body of POST /notify/preview */
+                    payload: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["ContentTooLarge"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["ServiceUnavailable"];
         };
