@@ -6,7 +6,7 @@ import { Bell } from '../inbox/Bell.tsx';
 import { useTaskCount } from '../review/task-count.ts';
 import { useCapabilities } from './capabilities.ts';
 import { MODULES, offered } from './modules.tsx';
-import { useProject } from './project.tsx';
+import { assetUrl, useProject } from './project.tsx';
 import { useSession } from './session.tsx';
 
 export function Shell({ children }: { children: ReactNode }) {
@@ -20,7 +20,9 @@ export function Shell({ children }: { children: ReactNode }) {
     <div className="shell">
       <a className="skip-link" href="#main">Skip to content</a>
       <nav className="module-bar" aria-label="Modules">
-        <div className="project-mark" title={project.name} aria-hidden="true">{project.name.slice(0, 1).toUpperCase()}</div>
+        {project.logo
+          ? <img className="project-mark project-logo" src={assetUrl(project.logo, { width: 72, height: 72, fit: 'inside' })} alt="" title={project.name} />
+          : <div className="project-mark" title={project.name} aria-hidden="true">{project.name.slice(0, 1).toUpperCase()}</div>}
         <ul>
           {shown.map((m) => {
             const active = location === m.path || location.startsWith(`${m.path}/`);
