@@ -34,10 +34,12 @@ const TEXT: Record<'approve' | 'reject' | 'comment', { title: string; send: stri
 };
 
 /** Approve, reject or comment. */
-export function DecisionDialog({ kind, target, onDone, onClose }: {
+export function DecisionDialog({ kind, target, onDone, onRefused, onClose }: {
   kind: 'approve' | 'reject' | 'comment';
   target: Target;
   onDone(result: DecisionResult, action: TaskAction): void;
+  /** The server refused for a reason other than the comment: the review may have moved on. */
+  onRefused(): void;
   onClose(): void;
 }) {
   const t = TEXT[kind];
@@ -62,7 +64,10 @@ export function DecisionDialog({ kind, target, onDone, onClose }: {
       onDone(result, kind);
     } catch (err) {
       if (err instanceof ApiError && err.fieldErrors().comment) setFieldError(refusal(err));
-      else setError(refusal(err));
+      else {
+        setError(refusal(err));
+        onRefused();
+      }
     } finally {
       setBusy(false);
     }
@@ -92,11 +97,12 @@ export function DecisionDialog({ kind, target, onDone, onClose }: {
 const PICKS = 8;
 
 /** Hands the task to someone else: a person who may take part in reviews (the server checks), with a comment. */
-export function DelegateDialog({ target, exclude, onDone, onClose }: {
+export function DelegateDialog({ target, exclude, onDone, onRefused, onClose }: {
   target: Target;
   /** People who cannot take it: the caller and the step's other assignees. */
   exclude: string[];
   onDone(result: DecisionResult, action: TaskAction, to: Person): void;
+  onRefused(): void;
   onClose(): void;
 }) {
   const [term, setTerm] = useState('');
@@ -140,7 +146,10 @@ export function DelegateDialog({ target, exclude, onDone, onClose }: {
     } catch (err) {
       const fields = err instanceof ApiError ? err.fieldErrors() : {};
       if (fields.to_user) setPickError(refusal(err));
-      else setError(refusal(err));
+      else {
+        setError(refusal(err));
+        onRefused();
+      }
     } finally {
       setBusy(false);
     }

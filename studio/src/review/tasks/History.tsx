@@ -110,9 +110,10 @@ export function History({ instance, who }: { instance: Instance; who: Who }) {
           <When at={instance.started_at} className="wfh-time" />
         </div>
       </li>
-      {instance.instance_steps.map((is) => (
-        <StepItem key={is.id} is={is} step={steps.get(is.step_id)} entries={byStep.get(is.id) ?? []} who={who} />
-      ))}
+      {instance.instance_steps
+        // The start step passes at once; the submission above stands for it.
+        .filter((is) => steps.get(is.step_id)?.type !== 'start' || byStep.has(is.id))
+        .map((is) => <StepItem key={is.id} is={is} step={steps.get(is.step_id)} entries={byStep.get(is.id) ?? []} who={who} />)}
       {loose.length > 0 && (
         <li className="wfh-step type-instance">
           <LogList entries={loose} who={who} />

@@ -85,7 +85,7 @@ function Review({ id }: { id: string }) {
           <h1>{title}</h1>
           <div className="muted instance-sub">{data.workflow_name ?? 'Workflow'} · {titleOf(data.collection)}</div>
         </div>
-        <span className={`badge instance-status wf-${data.status}`}>{INSTANCE_STATUS_LABELS[data.status] ?? data.status}</span>
+        <span className={`badge instance-status wf-${data.status}`}><span className="visually-hidden">Review status: </span>{INSTANCE_STATUS_LABELS[data.status] ?? data.status}</span>
         {data.item !== null && (
           <Link href={`~/admin/content/${encodeURIComponent(data.collection)}/${encodeURIComponent(data.item)}`} className="btn btn-small">Open the item</Link>
         )}
@@ -141,7 +141,9 @@ function Decision({ instance, active, step, actions, approvedByMe, title, draft,
   admin: boolean;
 }) {
   const client = useQueryClient();
-  const [open, setOpen] = useState<TaskAction | 'cancel' | null>(null);
+  // The step a dialog acts on is kept from when it opened: when the review changes underneath (another reviewer, an
+  // admin), the dialog stays with the server's answer while the page behind shows the new state.
+  const [open, setOpen] = useState<{ kind: TaskAction | 'cancel'; target: Target | null } | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
   const [cancelComment, setCancelComment] = useState('');
   const noticeRef = useRef<HTMLParagraphElement>(null);
@@ -166,13 +168,19 @@ function Decision({ instance, active, step, actions, approvedByMe, title, draft,
   } else {
     const mode = step?.type === 'approval' ? ` ${capital(MODE_TEXT[step.approval_mode])}.` : '';
     const timeout = active.timeout_at ? <> Times out <When at={active.timeout_at} />{step?.timeout_action ? `, ${TIMEOUT_TEXT[step.timeout_action]}` : ''}.</> : null;
+    const reached = <> Reached <When at={active.activated_at} />.</>;
     state = actions.includes('approve') || actions.includes('reject')
-      ? <p className="decision-text"><strong>{stepName}</strong> waits for your decision since <When at={active.activated_at} />.{mode}{timeout}</p>
+      ? <p className="decision-text"><strong>{stepName}</strong> waits for your decision.{reached}{mode}{timeout}</p>
       : approvedByMe
         ? <p className="decision-text">You approved <strong>{stepName}</strong>; it waits for the others ({assignees}).{mode}{timeout}</p>
-        : <p className="decision-text"><strong>{stepName}</strong> waits for {assignees} since <When at={active.activated_at} />.{mode}{timeout}</p>;
+        : <p className="decision-text"><strong>{stepName}</strong> waits for {assignees}.{reached}{mode}{timeout}</p>;
   }
   const canCancel = admin && instance.status === 'running';
+  const show = (kind: TaskAction | 'cancel') => {
+    setNotice(null);
+    setOpen({ kind, target });
+  };
+  const refused = () => void refreshTasks(client);
 
   return (
     <section className="instance-decision" aria-label="Review status">
@@ -181,25 +189,28 @@ function Decision({ instance, active, step, actions, approvedByMe, title, draft,
         {state}
         {(actions.length > 0 || canCancel) && (
           <div className="decision-actions">
-            {actions.includes('approve') && <button type="button" className="btn btn-primary" onClick={() => setOpen('approve')}>Approve…</button>}
-            {actions.includes('reject') && <button type="button" className="btn btn-danger" onClick={() => setOpen('reject')}>Reject…</button>}
-            {actions.includes('delegate') && <button type="button" className="btn" onClick={() => setOpen('delegate')}>Delegate…</button>}
-            {actions.includes('comment') && <button type="button" className="btn" onClick={() => setOpen('comment')}>Comment…</button>}
-            {canCancel && <button type="button" className="btn btn-ghost decision-cancel" onClick={() => setOpen('cancel')}>Cancel review…</button>}
+            {actions.includes('approve') && <button type="button" className="btn btn-primary" onClick={() => show('approve')}>Approve…</button>}
+            {actions.includes('reject') && <button type="button" className="btn btn-danger" onClick={() => show('reject')}>Reject…</button>}
+            {actions.includes('delegate') && <button type="button" className="btn" onClick={() => show('delegate')}>Delegate…</button>}
+            {actions.includes('comment') && <button type="button" className="btn" onClick={() => show('comment')}>Comment…</button>}
+            {canCancel && <button type="button" className="btn btn-ghost decision-cancel" onClick={() => show('cancel')}>Cancel review…</button>}
           </div>
         )}
       </div>
-      {target && (open === 'approve' || open === 'reject' || open === 'comment') && (
-        <DecisionDialog kind={open} target={target} onClose={() => setOpen(null)} onDone={(r, a) => void done(r, a)} />
+      {open?.target && (open.kind === 'approve' || open.kind === 'reject' || open.kind === 'comment') && (
+        <DecisionDialog kind={open.kind} target={open.target} onClose={() => setOpen(null)} onDone={(r, a) => void done(r, a)} onRefused={refused} />
       )}
-      {target && open === 'delegate' && me && (
-        <DelegateDialog target={target} exclude={[...new Set([me, ...(active?.assignees ?? [])])]} onClose={() => setOpen(null)}
-          onDone={(r, a, to) => void done(r, a, to)} />
+      {open?.target && open.kind === 'delegate' && me && (
+        <DelegateDialog target={open.target} exclude={[...new Set([me, ...(active?.assignees ?? [])])]} onClose={() => setOpen(null)}
+          onDone={(r, a, to) => void done(r, a, to)} onRefused={refused} />
       )}
-      {open === 'cancel' && (
+      {open?.kind === 'cancel' && (
         <ConfirmDialog title="Cancel this review?" confirmLabel="Cancel review" cancelLabel="Keep reviewing" onClose={() => setOpen(null)}
           onConfirm={async () => {
-            await cancelInstance(instance.id, cancelComment);
+            await cancelInstance(instance.id, cancelComment).catch((err: unknown) => {
+              refused();
+              throw err;
+            });
             setOpen(null);
             setCancelComment('');
             setNotice(`The review is cancelled. ${instance.version_id ? `${capital(draftName(draft))} is a draft again: its author can change it and submit it again.` : ''}`.trim());

@@ -57,7 +57,7 @@ export default function TasksPage() {
                           <th scope="col">Item</th>
                           <th scope="col">Workflow and step</th>
                           {all && <th scope="col">Assigned to</th>}
-                          <th scope="col">Waiting since</th>
+                          <th scope="col">Arrived</th>
                           <th scope="col">Times out</th>
                         </tr>
                       </thead>

@@ -91,6 +91,7 @@ export const myTasksQuery = queryOptions({
     const res = await requestList<Task>('/workflow-tasks', {}, signal);
     return { data: res.data, total: res.meta.total_count ?? res.data.length };
   },
+  staleTime: 0,
   refetchInterval: 60_000,
 });
 
@@ -101,6 +102,7 @@ export const allTasksQuery = queryOptions({
     const res = await requestList<Task>('/workflow-tasks/all', {}, signal);
     return { data: res.data, total: res.meta.total_count ?? res.data.length };
   },
+  staleTime: 0,
   refetchInterval: 60_000,
 });
 
@@ -108,6 +110,7 @@ export function instanceQuery(id: string) {
   return queryOptions({
     queryKey: ['tasks', 'instance', id],
     queryFn: ({ signal }) => request<Instance>('GET', `/workflow-instances/${encodeURIComponent(id)}`, { signal }),
+    staleTime: 0,
     retry: (n, err) => n < 2 && !(err instanceof ApiError && err.status >= 400 && err.status < 500),
   });
 }
