@@ -41,7 +41,9 @@ export default function TasksPage() {
         )}
       </header>
       <div className="page-body tasks-body">
-        {tasks.error ? <ErrorNotice error={tasks.error} onRetry={() => void tasks.refetch()} />
+        {caps.ready && !all && !caps.has('workflow:participate') ? (
+          <div className="notice notice-warning" role="status">Reviewing is not among your permissions (it needs workflow:participate), so no tasks come to you.</div>
+        ) : tasks.error ? <ErrorNotice error={tasks.error} onRetry={() => void tasks.refetch()} />
           : !tasks.data ? <Loading label="Loading tasks" />
             : tasks.data.total === 0 ? <Empty all={all} />
               : (
