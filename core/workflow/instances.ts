@@ -10,6 +10,8 @@ import { comment as readComment, invalid, pathId } from './input.ts';
 import type { InstanceRow, InstanceStepRow, StepRow } from './types.ts';
 
 export interface InstanceDetail extends InstanceRow {
+  /** The workflow's name, so a reader without workflow:view can still say which workflow this is. */
+  workflow_name: string | null;
   instance_steps: InstanceStepRow[];
   actions: Record<string, unknown>[];
   workflow_steps: StepRow[];
@@ -18,7 +20,8 @@ export interface InstanceDetail extends InstanceRow {
 /** workflow:view, an administrator, or a participant (starter, assignee of any of its steps, or actor). */
 export async function readInstance(ctx: ServiceContext, id: string): Promise<InstanceDetail> {
   const key = pathId(id);
-  const [instance] = key ? await run<InstanceRow>(ctx.db, 'select * from svc_workflow_instances where id = $1', [key]) : [];
+  const [instance] = key ? await run<InstanceRow & { workflow_name: string | null }>(ctx.db, `select i.*, w.name as workflow_name
+    from svc_workflow_instances i left join svc_workflows w on w.id = i.workflow_id where i.id = $1`, [key]) : [];
   if (!instance) throw new NotFoundError('Workflow instance not found.');
   const instanceSteps = await run<InstanceStepRow>(ctx.db, 'select * from svc_workflow_instance_steps where instance_id = $1 order by activated_at, id', [instance.id]);
   const actions = await run<Record<string, unknown>>(ctx.db, 'select * from svc_workflow_actions where instance_id = $1 order by created_at, id', [instance.id]);

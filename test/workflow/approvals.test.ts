@@ -155,6 +155,7 @@ describe('tasks and the instance read', () => {
       const res = await t.req('GET', `/workflow-instances/${instance.id}`, undefined, { token });
       expect(res.status, token).toBe(200);
       expect(res.body.data.id).toBe(instance.id);
+      expect(res.body.data.workflow_name).toBe('review-any');
       expect(res.body.data.workflow_steps.map((s: any) => s.id).sort()).toEqual(Object.values(wf.steps).sort());
       expect(res.body.data.instance_steps.map((s: any) => s.status)).toEqual(['approved', 'active']);
       expect(res.body.data.actions).toEqual([]);
