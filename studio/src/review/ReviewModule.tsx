@@ -31,7 +31,7 @@ export default function ReviewModule() {
   const sections: Section[] = [];
   if (reviewer || caps.admin) {
     const count = tasks.data ?? 0;
-    sections.push({ href: '/tasks', label: caps.admin ? 'Tasks' : 'Your tasks', badge: { count, label: `${count} waiting` } });
+    sections.push({ href: '/tasks', also: ['/instances'], label: caps.admin ? 'Tasks' : 'Your tasks', badge: { count, label: `${count} waiting` } });
   }
   if (caps.has('workflow:view') || caps.has('workflow:manage')) sections.push({ href: '/workflows', label: 'Workflows' });
   if (caps.has('versioning:view')) sections.push({ href: '/schedule', label: 'Scheduled publishing' });
