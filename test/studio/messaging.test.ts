@@ -90,8 +90,8 @@ describe.skipIf(!HAS_CHROMIUM)('Studio: messaging', () => {
     await test.getByRole('button', { name: 'Close', exact: true }).first().click();
 
     await row.getByRole('button', { name: 'Make primary: Main SMTP' }).click();
-    await row.getByText('Primary').waitFor();
-    expect((await providerRow('Main SMTP')).is_primary).toBe(true);
+    await row.getByText('Primary', { exact: true }).waitFor();
+    await expect.poll(async () => (await providerRow('Main SMTP')).is_primary).toBe(true);
 
     // A password: stored encrypted, shown masked, kept when the mask is sent back.
     await row.getByRole('button', { name: 'Edit Main SMTP' }).click();
