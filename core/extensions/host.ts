@@ -13,6 +13,7 @@ import type { ConfigPort, DatabasePort, EventsPort, SchemaPort } from '../ports.
 import type { ExtensionContext, ExtensionLogger, HookRegister, InitEvent, InitHook, ScheduleHook } from './api.ts';
 import { prefixed, registerAction, registerFilter, runBounded } from './hooks.ts';
 import { detachedContext, itemsApi } from './items-api.ts';
+import { rememberLoaded, type LoadedExtension } from './loaded.ts';
 
 export type ExtensionType = 'hook' | 'endpoint';
 export const MANIFEST_KEY = 'svc:extension';
@@ -35,7 +36,7 @@ export interface EndpointDefinition {
   handler: (router: any, context: ExtensionContext) => unknown;
 }
 
-interface Manifest { type: ExtensionType; path: string }
+interface Manifest { type: ExtensionType; path: string; description: string | null; version: string | null }
 
 export class ExtensionHost {
   readonly records: ExtensionRecord[] = [];
@@ -144,7 +145,8 @@ function readManifest(dir: string): Manifest | null {
   if (raw.type !== 'hook' && raw.type !== 'endpoint') throw new Error(`"${MANIFEST_KEY}.type" must be hook or endpoint`);
   const path = typeof raw.path === 'string' ? raw.path : 'index.js';
   if (isAbsolute(path)) throw new Error(`"${MANIFEST_KEY}.path" must be relative`);
-  return { type: raw.type, path };
+  const text = (v: unknown): string | null => (typeof v === 'string' && v.trim() ? v.trim().slice(0, 300) : null);
+  return { type: raw.type, path, description: text(pkg.description), version: text(pkg.version) };
 }
 
 /** Folders under `root` that carry a manifest (package.json with "svc:extension"); one whose package.json does
@@ -190,6 +192,7 @@ export async function loadExtensions(services: ConfigPort & DatabasePort & Event
   const rows = await syncRecords(services, folders);
   const must = new Set(mustLoad);
   const failures: string[] = [];
+  const details = new Map<string, { description: string | null; version: string | null }>();
   for (const row of rows) {
     const record: ExtensionRecord = { id: row.id, folder: row.folder, enabled: row.enabled, type: null, status: 'disabled' };
     host.records.push(record);
@@ -199,14 +202,24 @@ export async function loadExtensions(services: ConfigPort & DatabasePort & Event
       if (required) failures.push(`"${row.folder}" (${row.id}) is not in ${root}`);
       continue;
     }
+    let manifest: Manifest | null = null;
+    let manifestError: unknown = null;
+    try {
+      manifest = readManifest(join(root, row.folder));
+      if (manifest) {
+        record.type = manifest.type;
+        details.set(row.id, { description: manifest.description, version: manifest.version });
+      }
+    } catch (err) {
+      manifestError = err;
+    }
     if (!row.enabled) {
       if (required) failures.push(`"${row.folder}" (${row.id}) is disabled`);
       continue;
     }
     try {
-      const manifest = readManifest(join(root, row.folder));
+      if (manifestError) throw manifestError;
       if (!manifest) throw new Error(`its package.json has no "${MANIFEST_KEY}" entry`);
-      record.type = manifest.type;
       await host.load(record, join(root, row.folder), manifest);
       record.status = 'loaded';
     } catch (err) {
@@ -219,6 +232,10 @@ export async function loadExtensions(services: ConfigPort & DatabasePort & Event
   for (const name of must) {
     if (!rows.some((r) => r.id === name || r.folder === name)) failures.push(`"${name}" is not an extension`);
   }
+  rememberLoaded(services.database.db, new Map(host.records.map((r): [string, LoadedExtension] => [r.id, {
+    type: r.type, status: r.status, description: details.get(r.id)?.description ?? null, version: details.get(r.id)?.version ?? null,
+    ...(r.error !== undefined ? { error: r.error } : {}),
+  }])));
   if (failures.length) throw new Error(`EXTENSIONS_MUST_LOAD: ${failures.join('; ')}`);
   await host.runInit('extensions.register');
   return host;

@@ -7,6 +7,7 @@ import type { ExtensionLogger } from '../../core/extensions/api.ts';
 import { createStandaloneApp } from '../../container/app.ts';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
 import { ADMIN_TOKEN } from '../helpers/template.ts';
+import { createPrincipal } from '../helpers/principals.ts';
 
 const quiet: ExtensionLogger = { info: () => {}, warn: () => {}, error: () => {} };
 const opened: TestApp[] = [];
@@ -61,6 +62,26 @@ describe('the enabled flag', () => {
     const rows = await run<{ folder: string; n: number }>(t.services.database.db, 'select folder, count(*)::int as n from svc_extensions group by folder');
     expect(rows.every((r) => r.n === 1)).toBe(true);
     expect(rows.map((r) => r.folder).sort()).toEqual(['broken-load', 'greet', 'recorder', 'slow', 'slugify', 'thrower']);
+  });
+});
+
+describe('GET /extensions', () => {
+  it('says what each extension is and what this process did with it; why one failed only to admins', async () => {
+    const t = await boot({});
+    await createPrincipal(t.services, { token: 'ext-reader', appAccess: true, permissions: [] });
+    const list = (await t.req('GET', '/extensions')).body.data as any[];
+    const byFolder = Object.fromEntries(list.map((e) => [e.folder, e]));
+    expect(byFolder.greet).toMatchObject({ enabled: true, source: 'local', type: 'endpoint', status: 'loaded', error: null, bundle: null });
+    expect(byFolder.slugify).toMatchObject({ type: 'hook', status: 'loaded' });
+    expect(byFolder['broken-load']).toMatchObject({ type: 'hook', status: 'failed', error: expect.stringContaining('broken on purpose') });
+    expect((await t.req('GET', `/extensions/${byFolder.greet.id}`)).body.data).toEqual(byFolder.greet);
+    const seen = (await t.req('GET', '/extensions', undefined, { token: 'ext-reader' })).body.data as any[];
+    expect(seen.find((e) => e.folder === 'broken-load')).toMatchObject({ status: 'failed' });
+    expect(seen.every((e) => !('error' in e))).toBe(true);
+    // A disabled one keeps its type and says so at the next start.
+    await run(t.services.database.db, "update svc_extensions set enabled = false where folder = 'greet'");
+    await loadExtensions(t.services, quiet);
+    expect((await t.req('GET', `/extensions/${byFolder.greet.id}`)).body.data).toMatchObject({ enabled: false, type: 'endpoint', status: 'disabled' });
   });
 });
 

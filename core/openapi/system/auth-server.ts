@@ -61,8 +61,16 @@ function server(): Endpoint[] {
   return [
     endpoint('get', '/server/ping', operation({ id: 'ping', summary: 'Liveness', tag, anonymous: true, media: { type: 'text/plain', schema: { type: 'string', enum: ['pong'] } } })),
     endpoint('get', '/server/health', operation({
-      id: 'health', summary: 'Health (database reachable)', tag, anonymous: true, raw: true,
-      data: { type: 'object', required: ['status'], properties: { status: { type: 'string', enum: ['ok', 'error'] }, checks: freeObject() } },
+      id: 'health', summary: 'Health: ok; warn (200) while the shared store does not answer; error (503) while the database does not', tag, anonymous: true, raw: true,
+      data: {
+        type: 'object', required: ['status'], properties: {
+          status: { type: 'string', enum: ['ok', 'warn', 'error'] },
+          checks: {
+            type: 'object', description: 'Present when a check is not ok: its findings by check name (database, sharedStore)',
+            additionalProperties: { type: 'array', items: { type: 'object', required: ['status', 'output'], properties: { status: { type: 'string', enum: ['warn', 'error'] }, output: str } } },
+          },
+        },
+      },
     })),
     endpoint('get', '/server/info', operation({
       id: 'serverInfo', summary: 'Project information', tag, anonymous: true,
@@ -247,6 +255,11 @@ function extensions(ctx: { record: (c: string) => SchemaObject }): Endpoint[] {
     properties: {
       id: { type: 'string', format: 'uuid' }, enabled: { type: 'boolean' }, folder: str,
       source: { type: 'string', enum: ['local', 'registry', 'module'] }, bundle: { type: 'string', format: 'uuid', nullable: true },
+      type: { type: 'string', enum: ['hook', 'endpoint'], nullable: true, description: 'From its manifest, as this process read it at boot' },
+      description: { type: 'string', nullable: true, description: 'package.json description' },
+      version: { type: 'string', nullable: true, description: 'package.json version' },
+      status: { type: 'string', enum: ['loaded', 'failed', 'disabled', 'missing'], nullable: true, description: 'What this process did with it at boot (null: not known here)' },
+      error: { type: 'string', nullable: true, description: 'Why it failed to load (admins only)' },
     },
   };
   return [

@@ -1500,7 +1500,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Health (database reachable) */
+        /** Health: ok; warn (200) while the shared store does not answer; error (503) while the database does not */
         get: operations["health"];
         put?: never;
         post?: never;
@@ -4872,12 +4872,28 @@ export interface operations {
                         data: {
                             /** Format: uuid */
                             bundle?: string | null;
+                            /** @description package.json description */
+                            description?: string | null;
                             enabled?: boolean;
+                            /** @description Why it failed to load (admins only) */
+                            error?: string | null;
                             folder?: string;
                             /** Format: uuid */
                             id?: string;
                             /** @enum {string} */
                             source?: "local" | "registry" | "module";
+                            /**
+                             * @description What this process did with it at boot (null: not known here)
+                             * @enum {string|null}
+                             */
+                            status?: "loaded" | "failed" | "disabled" | "missing" | null;
+                            /**
+                             * @description From its manifest, as this process read it at boot
+                             * @enum {string|null}
+                             */
+                            type?: "hook" | "endpoint" | null;
+                            /** @description package.json version */
+                            version?: string | null;
                         }[];
                     };
                 };
@@ -4910,12 +4926,28 @@ export interface operations {
                         data: {
                             /** Format: uuid */
                             bundle?: string | null;
+                            /** @description package.json description */
+                            description?: string | null;
                             enabled?: boolean;
+                            /** @description Why it failed to load (admins only) */
+                            error?: string | null;
                             folder?: string;
                             /** Format: uuid */
                             id?: string;
                             /** @enum {string} */
                             source?: "local" | "registry" | "module";
+                            /**
+                             * @description What this process did with it at boot (null: not known here)
+                             * @enum {string|null}
+                             */
+                            status?: "loaded" | "failed" | "disabled" | "missing" | null;
+                            /**
+                             * @description From its manifest, as this process read it at boot
+                             * @enum {string|null}
+                             */
+                            type?: "hook" | "endpoint" | null;
+                            /** @description package.json version */
+                            version?: string | null;
                         };
                     };
                 };
@@ -9141,11 +9173,16 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description Present when a check is not ok: its findings by check name (database, sharedStore) */
                         checks?: {
-                            [key: string]: unknown;
+                            [key: string]: {
+                                output: string;
+                                /** @enum {string} */
+                                status: "warn" | "error";
+                            }[];
                         };
                         /** @enum {string} */
-                        status: "ok" | "error";
+                        status: "ok" | "warn" | "error";
                     };
                 };
             };
