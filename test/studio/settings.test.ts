@@ -178,7 +178,7 @@ describe.skipIf(!HAS_CHROMIUM)('Studio: settings', () => {
 
   it('lists the extensions loaded at start, and the server\'s health', async () => {
     await page.getByRole('navigation', { name: 'Settings' }).getByRole('link', { name: 'Extensions' }).click();
-    await expect.poll(() => page.getByRole('row', { name: /hello-endpoint.*Enabled/ }).count()).toBe(1);
+    await expect.poll(() => page.getByRole('row', { name: /hello-endpoint.*Endpoint.*Running/ }).count()).toBe(1);
     await checkScreen(page, 'settings-extensions');
     await page.getByRole('navigation', { name: 'Settings' }).getByRole('link', { name: 'Server' }).click();
     await expect.poll(() => page.getByRole('status').filter({ hasText: 'Healthy' }).count()).toBe(1);

@@ -5,7 +5,21 @@ import { request } from '../api/client.ts';
 import { ErrorNotice } from '../ui/ErrorNotice.tsx';
 import { Loading } from '../ui/Loading.tsx';
 
-interface Extension { id: string; enabled: boolean; folder: string; source: string; bundle: string | null }
+interface Extension {
+  id: string; enabled: boolean; folder: string; source: string; bundle: string | null;
+  type: 'hook' | 'endpoint' | null; description: string | null; version: string | null;
+  /** What this server process did with it at start; null where it does not know (the functions half). */
+  status: 'loaded' | 'failed' | 'disabled' | 'missing' | null;
+  error?: string | null;
+}
+
+const TYPES: Record<string, string> = { hook: 'Hook (reacts to events)', endpoint: 'Endpoint (adds routes)' };
+const STATUS: Record<string, { label: string; className: string }> = {
+  loaded: { label: 'Running', className: 'badge status-ok' },
+  failed: { label: 'Failed to load', className: 'badge health-error' },
+  disabled: { label: 'Disabled', className: 'badge' },
+  missing: { label: 'Folder missing', className: 'badge health-warn' },
+};
 
 const SOURCES: Record<string, string> = { local: 'Local folder', registry: 'Registry', module: 'Node module' };
 
@@ -26,12 +40,20 @@ export default function ExtensionsPage() {
               <div className="table-wrap">
                 <table className="grid settings-table">
                   <caption className="visually-hidden">Extensions</caption>
-                  <thead><tr><th scope="col">Folder</th><th scope="col">Status</th><th scope="col">Source</th><th scope="col">Part of</th></tr></thead>
+                  <thead><tr><th scope="col">Extension</th><th scope="col">Kind</th><th scope="col">At start</th><th scope="col">Source</th><th scope="col">Part of</th></tr></thead>
                   <tbody>
                     {list.data.map((e) => (
                       <tr key={e.id}>
-                        <td className="mono">{e.folder}</td>
-                        <td>{e.enabled ? <span className="badge status-ok">Enabled</span> : <span className="badge">Disabled</span>}</td>
+                        <td className="wrap">
+                          <span className="mono">{e.folder}</span>{e.version && <span className="muted"> {e.version}</span>}
+                          {e.description && <div className="field-note">{e.description}</div>}
+                        </td>
+                        <td>{e.type ? TYPES[e.type] ?? e.type : <span className="muted">—</span>}</td>
+                        <td className="wrap">
+                          {e.status ? <span className={STATUS[e.status]?.className ?? 'badge'}>{STATUS[e.status]?.label ?? e.status}</span>
+                            : <span className={e.enabled ? 'badge status-ok' : 'badge'}>{e.enabled ? 'Enabled' : 'Disabled'}</span>}
+                          {e.error && <div className="field-error">{e.error}</div>}
+                        </td>
                         <td>{SOURCES[e.source] ?? e.source}</td>
                         <td>{e.bundle ? <span className="mono">{byId.get(e.bundle)?.folder ?? 'a bundle'}</span> : <span className="muted">—</span>}</td>
                       </tr>
