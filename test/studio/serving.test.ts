@@ -2,7 +2,7 @@
  * precompressed, deep links answered with the page, a missing asset a 404; the public project info the sign-in page
  * is built from; GET /policies/me/globals for each kind of caller; and PATCH /users/me/track/page. */
 import { randomUUID } from 'node:crypto';
-import { readdirSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultStudioDir } from '../../container/studio.ts';
@@ -52,6 +52,22 @@ describe('/admin', () => {
     expect(missing.status).toBe(404);
     const traversal = await t.app.request('/admin/assets/..%2f..%2fpackage.json');
     expect(traversal.status).toBe(404);
+  });
+
+  it('keeps the first load within 300 kB of gzipped JavaScript, with no admin module in it', async () => {
+    const dir = join(defaultStudioDir(), 'assets');
+    const html = await (await t.app.request('/admin/')).text();
+    const first = [...html.matchAll(/(?:src|href)="\/admin\/assets\/([^"]+\.js)"/g)].map((m) => m[1]);
+    expect(first.length).toBeGreaterThan(0);
+    const gzipped = first.reduce((sum, f) => sum + statSync(join(dir, `${f}.gz`)).size, 0);
+    expect(gzipped).toBeLessThanOrEqual(300_000);
+    // The admin modules load when opened: neither their chunks nor their words are in the first load.
+    expect(first.filter((f) => /^(Review|DataModel|Access|Messaging|Settings)Module-/.test(f))).toEqual([]);
+    const code = first.map((f) => readFileSync(join(dir, f), 'utf8')).join('\n');
+    for (const phrase of ['Show system collections', 'Failed sign-ins before lockout', 'Scheduled publishing', 'Send logs']) expect(code).not.toContain(phrase);
+    for (const name of ['ReviewModule', 'DataModelModule', 'AccessModule', 'MessagingModule', 'SettingsModule']) {
+      expect(readdirSync(dir).some((f) => f.startsWith(`${name}-`) && f.endsWith('.js')), name).toBe(true);
+    }
   });
 });
 
