@@ -15,6 +15,7 @@ import { contentDisposition } from './disposition.ts';
 import { UnsatisfiableRangeError } from './errors.ts';
 import { loadAssetFile, type AssetFile } from './file-row.ts';
 import { isUuid } from '../uuid.ts';
+import { isPublicProjectFile } from './public-files.ts';
 import { assetSettings, resolveTransform } from './presets.ts';
 import { parseRange } from './range.ts';
 import { singleFlight } from './single-flight.ts';
@@ -52,6 +53,8 @@ async function loadReadable(ctx: ServiceContext, rawId: string): Promise<AssetFi
   // Missing (404) or there but not the caller's to read (403): only failures pay for telling them apart.
   const file = visible ?? await loadAssetFile(ctx.db, id);
   if (!file || !file.filename_disk) throw new NotFoundError();
+  // The project's logo and the sign-in page's images are everyone's to see.
+  if (await isPublicProjectFile(ctx.db, file.id)) return file;
   throw new ForbiddenError();
 }
 
@@ -63,7 +66,7 @@ async function publiclyReadable(services: AccessPort & ConfigPort & DatabasePort
   const everywhere = await authenticate(services, null, { ip: null, userAgent: a.userAgent, origin: a.origin }, ctx.schema.version);
   // An anonymous caller holding exactly the address-independent policies already proved it.
   if (isAnonymous(a) && a.policies.length === everywhere.policies.length && a.policies.every((p, i) => p === everywhere.policies[i])) return true;
-  return canReadFile({ ...ctx, accountability: everywhere }, file.id);
+  return await canReadFile({ ...ctx, accountability: everywhere }, file.id) || isPublicProjectFile(ctx.db, file.id);
 }
 
 function downloadName(file: AssetFile, plan: TransformPlan | null): string {

@@ -20,16 +20,21 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 }
 const OBJECTSTORE_KEYS = new Set(['driver', 'bucket', 'region', 'accessKey', 'secretKey', 'endpoint', 'acl', 'serverSideEncryption', 'forcePathStyle', 'root']);
 
+/** A refusal naming the setting, so a form shows it on its field. */
+function invalid(key: string, message: string): InvalidPayloadError {
+  return new InvalidPayloadError(message, { field: `value.${key}` });
+}
+
 function requiredString(value: Record<string, unknown>, key: string): string {
   const v = value[key];
-  if (typeof v !== 'string' || v.trim() === '') throw new InvalidPayloadError(`"value.${key}" is required and must be a non-empty string.`);
+  if (typeof v !== 'string' || v.trim() === '') throw invalid(key, `"value.${key}" is required and must be a non-empty string.`);
   return v;
 }
 
 function optionalString(value: Record<string, unknown>, key: string): string | undefined {
   const v = value[key];
   if (v === undefined || v === null) return undefined;
-  if (typeof v !== 'string') throw new InvalidPayloadError(`"value.${key}" must be a string.`);
+  if (typeof v !== 'string') throw invalid(key, `"value.${key}" must be a string.`);
   return v;
 }
 
@@ -38,28 +43,28 @@ export function validateProviderConfig(raw: unknown, defaultRoot: string): Provi
   if (!isPlainObject(raw)) throw new InvalidPayloadError('"value" is required and must be an object.');
   const driver = raw.driver;
   if (driver === 'local') {
-    for (const k of Object.keys(raw)) if (!LOCAL_KEYS.has(k)) throw new InvalidPayloadError(`Unknown setting "value.${k}" for driver local.`);
+    for (const k of Object.keys(raw)) if (!LOCAL_KEYS.has(k)) throw invalid(k, `Unknown setting "value.${k}" for driver local.`);
     const root = raw.root === undefined || raw.root === null || raw.root === '' ? defaultRoot : raw.root;
     if (typeof root !== 'string' || !isAbsolute(root) || root.includes('\0') || /(^|[\\/])\.\.([\\/]|$)/.test(root)) {
-      throw new InvalidPayloadError('"value.root" must be an absolute path without ".." segments.');
+      throw invalid('root', '"value.root" must be an absolute path without ".." segments.');
     }
     return { driver, root };
   }
   if (driver === 'objectstore') {
-    for (const k of Object.keys(raw)) if (!OBJECTSTORE_KEYS.has(k)) throw new InvalidPayloadError(`Unknown setting "value.${k}" for driver objectstore.`);
+    for (const k of Object.keys(raw)) if (!OBJECTSTORE_KEYS.has(k)) throw invalid(k, `Unknown setting "value.${k}" for driver objectstore.`);
     const endpoint = optionalString(raw, 'endpoint');
     if (endpoint !== undefined) {
       let url: URL;
-      try { url = new URL(endpoint); } catch { throw new InvalidPayloadError('"value.endpoint" must be a URL.'); }
-      if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new InvalidPayloadError('"value.endpoint" must be an http(s) URL.');
+      try { url = new URL(endpoint); } catch { throw invalid('endpoint', '"value.endpoint" must be a URL.'); }
+      if (url.protocol !== 'http:' && url.protocol !== 'https:') throw invalid('endpoint', '"value.endpoint" must be an http(s) URL.');
     }
-    if (raw.forcePathStyle !== undefined && typeof raw.forcePathStyle !== 'boolean') throw new InvalidPayloadError('"value.forcePathStyle" must be a boolean.');
+    if (raw.forcePathStyle !== undefined && typeof raw.forcePathStyle !== 'boolean') throw invalid('forcePathStyle', '"value.forcePathStyle" must be a boolean.');
     // Static keys, or none: then the AWS SDK's default credential chain (environment, ECS task role, Lambda
     // execution role ...) signs the requests, as infra/ deploys it.
     const accessKey = optionalString(raw, 'accessKey') || undefined;
     const secretKey = optionalString(raw, 'secretKey') || undefined;
     if ((accessKey === undefined) !== (secretKey === undefined)) {
-      throw new InvalidPayloadError('"value.accessKey" and "value.secretKey" go together: give both, or neither to use the AWS default credentials (environment, task or execution role).');
+      throw invalid(accessKey === undefined ? 'accessKey' : 'secretKey', '"value.accessKey" and "value.secretKey" go together: give both, or neither to use the AWS default credentials (environment, task or execution role).');
     }
     return {
       driver,
@@ -73,7 +78,7 @@ export function validateProviderConfig(raw: unknown, defaultRoot: string): Provi
       root: optionalString(raw, 'root'),
     };
   }
-  throw new InvalidPayloadError('"value.driver" must be "local" or "objectstore".');
+  throw invalid('driver', '"value.driver" must be "local" or "objectstore".');
 }
 
 /** The stored form: sensitive fields encrypted. `previous` (stored form) supplies values sent as the mask. */
@@ -93,7 +98,7 @@ export function unmask(update: Record<string, unknown>, stored: Record<string, u
   for (const k of SENSITIVE_FIELDS) {
     if (out[k] !== MASK) continue;
     const kept = stored[k];
-    if (typeof kept !== 'string') throw new InvalidPayloadError(`"value.${k}" has no stored value to keep.`);
+    if (typeof kept !== 'string') throw invalid(k, `"value.${k}" has no stored value to keep.`);
     out[k] = isEncrypted(kept) ? decryptSecret(kept, secret) : kept;
   }
   return out;

@@ -46,7 +46,7 @@ export async function createProvider(services: ConfigPort & SchemaPort, ctx: Ser
   const input = plainObject(body);
   for (const k of Object.keys(input)) if (k !== 'name' && k !== 'value') throw new InvalidPayloadError(`Unknown field "${k}".`);
   if (typeof input.name !== 'string' || !NAME.test(input.name)) {
-    throw new InvalidPayloadError('"name" is required: letters, digits, "-" and "_", at most 64 characters.');
+    throw new InvalidPayloadError('"name" is required: letters, digits, "-" and "_", at most 64 characters.', { field: 'name' });
   }
   const config = validateProviderConfig(input.value, services.config.files.storageLocalRoot);
   const sealed = sealConfig(config as unknown as Record<string, unknown>, services.config.secret);

@@ -156,6 +156,8 @@ describe('storage providers', () => {
     const res = await t.req('POST', base, body);
     expect(res.status).toBe(400);
     expect(res.body.errors[0].message).toContain(needle);
+    // A setting's refusal names it, so a form can show it on its field.
+    if (!['value', 'extra', 'name'].includes(needle)) expect(res.body.errors[0].extensions.field).toBe(`value.${needle}`);
     expect(await run(t.services.database.db, "select 1 from svc_extension_settings where name = 'x'")).toHaveLength(0);
   });
 

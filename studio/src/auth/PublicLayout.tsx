@@ -1,5 +1,6 @@
 /** The frame of the pages before sign-in: the project's name, logo and color on the left with the form, its
- * background image and public note on the right (svc_settings: project_logo, public_background, public_note). */
+ * background image, foreground image and public note on the right (svc_settings: project_logo, public_background,
+ * public_foreground, public_note). */
 import type { ReactNode } from 'react';
 import { assetUrl, useProject } from '../app/project.tsx';
 
@@ -20,6 +21,7 @@ export function PublicLayout({ title, children }: { title: string; children: Rea
         {children}
       </main>
       <div className="public-art" style={art} aria-hidden={project.public_note ? undefined : true}>
+        {project.public_foreground && <img className="public-foreground" src={assetUrl(project.public_foreground, { width: 960 })} alt="" />}
         {project.public_note && <p className="public-note">{project.public_note}</p>}
       </div>
     </div>

@@ -81,12 +81,13 @@ function Groups({ stored }: { stored: Settings }) {
             el.style.backgroundColor = whiteContrast(color) === null ? '' : color;
           }}>
           <div className="public-preview-panel">
-            {publicPage.value('public_foreground') ? <img src={assetUrl(publicPage.value('public_foreground')!, { width: 64, height: 64, fit: 'contain' })} alt="" /> : <span className="public-preview-mark">{(identity.value('project_name') || 'S').slice(0, 1).toUpperCase()}</span>}
+            <span className="public-preview-mark">{(identity.value('project_name') || 'S').slice(0, 1).toUpperCase()}</span>
             <span>{identity.value('project_name')}</span>
           </div>
+          {publicPage.value('public_foreground') && <img className="public-preview-foreground" src={assetUrl(publicPage.value('public_foreground')!, { width: 240 })} alt="" />}
           {publicPage.value('public_note') && <p className="public-preview-note">{publicPage.value('public_note')}</p>}
         </div>
-        <FileChoice label="Foreground" value={publicPage.value('public_foreground')} onChange={(v) => publicPage.set('public_foreground', v)} note="The image beside the project name on the sign-in page." />
+        <FileChoice label="Foreground" value={publicPage.value('public_foreground')} onChange={(v) => publicPage.set('public_foreground', v)} note="Shown over the background, beside the sign-in form." />
         <FileChoice label="Background" value={publicPage.value('public_background')} onChange={(v) => publicPage.set('public_background', v)} note="Fills the side of the sign-in page." />
         <div className="field form-field">
           <label htmlFor="public-note">Note</label>

@@ -130,8 +130,9 @@ function ProviderDialog({ provider, onClose, onSaved }: { provider: Provider | n
       else await request('POST', '/system/storage-providers', { body: { name, value: body } });
       await onSaved(provider?.name ?? name, !provider);
     } catch (err) {
-      const split = splitError(err, ['name', ...keep]);
-      setErrors(split.fields);
+      // The server names a setting as value.<key> (core/storage/provider-config.ts).
+      const split = splitError(err, ['name', ...keep.map((k) => `value.${k}`)]);
+      setErrors(Object.fromEntries(Object.entries(split.fields).map(([k, v]) => [k.replace(/^value\./, ''), v])));
       setError(split.rest);
     } finally {
       setBusy(false);
