@@ -1,5 +1,5 @@
-/** Permission `validation` (SPEC.md > svc_permissions): the payload of a create or update, presets applied,
- * must match the rule. Same filter syntax as queries, evaluated in JS over the payload values. As in Directus,
+/** Permission `validation` (SPEC.md > svc_permissions) and the fields' own `meta.validation`: the payload of a
+ * create or update, presets applied, must match the rule. Same filter syntax as queries, evaluated in JS over the payload values. As in Directus,
  * a field the payload does not carry is not checked; a nested object is checked against a nested rule. */
 import type { Accountability } from './accountability.ts';
 import { ErrorList, InvalidPayloadError } from '../errors.ts';
@@ -50,12 +50,13 @@ function evaluate(rule: Filter, payload: Record<string, unknown>, acc: Accountab
   return failures;
 }
 
-/** Throws INVALID_PAYLOAD (one error per failing rule, extensions {field, type}) when the payload breaks the rule. */
-export function validatePayload(rule: Filter | null, payload: Record<string, unknown>, acc: Accountability): void {
+/** Throws INVALID_PAYLOAD (one error per failing rule, extensions {field, type}) when the payload breaks the rule;
+ * `messages` replaces the wording for a field (a field's own validation_message). */
+export function validatePayload(rule: Filter | null, payload: Record<string, unknown>, acc: Accountability, messages?: Record<string, string>): void {
   if (!rule) return;
   const failures = evaluate(rule, payload, acc, '');
   if (failures.length === 0) return;
-  const errors = failures.map((f) => new InvalidPayloadError(f.message, { field: f.field, type: f.type }));
+  const errors = failures.map((f) => new InvalidPayloadError(messages?.[f.field] ?? f.message, { field: f.field, type: f.type }));
   if (errors.length === 1) throw errors[0];
   throw new ErrorList(errors);
 }

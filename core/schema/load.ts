@@ -116,7 +116,7 @@ export async function loadSchemaOverview(ex: Executor, version: string): Promise
     run<ColumnRow>(ex, COLUMNS_SQL),
     run<FkRow>(ex, FOREIGN_KEYS_SQL),
     run<Record<string, any>>(ex, 'select collection, singleton, accountability, sort_field, search_index from svc_collections'),
-    run<Record<string, any>>(ex, 'select collection, field, special from svc_fields'),
+    run<Record<string, any>>(ex, 'select collection, field, special, validation, validation_message from svc_fields'),
     run<Record<string, any>>(ex, 'select * from svc_relations'),
   ]);
 
@@ -182,6 +182,17 @@ export async function loadSchemaOverview(ex: Executor, version: string): Promise
     collection.fields[f.field] = aliasField(f.field, special);
   }
 
+  // Field validation rules (meta.validation): a write must pass all of them, as in Directus' items service.
+  for (const f of fieldRows) {
+    const collection = collections[f.collection];
+    const rule = typeof f.validation === 'string' ? safeJson(f.validation) : f.validation;
+    if (!collection || collection.system || !rule || typeof rule !== 'object' || Array.isArray(rule) || Object.keys(rule).length === 0) continue;
+    const current = collection.fieldValidation ?? { rule: { _and: [] as unknown[] }, messages: {} };
+    (current.rule._and as unknown[]).push(rule);
+    if (typeof f.validation_message === 'string' && f.validation_message) current.messages[f.field] = f.validation_message;
+    collection.fieldValidation = current;
+  }
+
   const fkByColumn = new Map(fks.map((fk) => [`${fk.table_name}.${fk.column_name}`, fk]));
   const relations: Relation[] = [];
   const declared = new Set<string>();
@@ -228,4 +239,12 @@ export async function loadSchemaOverview(ex: Executor, version: string): Promise
   }
 
   return { version, collections, relations };
+}
+
+function safeJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return null;
+  }
 }

@@ -41,6 +41,9 @@ export interface CollectionOverview {
   sortField: string | null;
   /** svc_collections.search_index: a trigram index serves `search` (core/schema/ddl/indexes.ts keeps it built). */
   searchIndex?: boolean;
+  /** The fields' own validation rules (svc_fields.validation), all of which a write must pass, with each field's
+   * validation_message; null when no field has one. */
+  fieldValidation?: { rule: Record<string, unknown>; messages: Record<string, string> } | null;
   fields: Record<string, FieldOverview>;
 }
 

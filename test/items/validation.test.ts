@@ -110,3 +110,50 @@ describe('composition', () => {
     expect((await t.req('POST', '/items/posts', { views: 999 })).status).toBe(200);
   });
 });
+
+describe('the fields\' own validation (meta.validation), as Directus\' items service applies it', () => {
+  beforeAll(async () => {
+    await t.req('POST', '/collections', { collection: 'codes', schema: {}, fields: [
+      { field: 'id', type: 'integer', schema: { is_primary_key: true, has_auto_increment: true } },
+      { field: 'code', type: 'string', meta: { validation: { _and: [{ code: { _regex: '^[A-Z]{3}$' } }] }, validation_message: 'Use three capital letters, like ABC.' } },
+      { field: 'qty', type: 'integer', meta: { validation: { qty: { _gte: 0 } } } },
+      { field: 'note', type: 'string' },
+    ] });
+  });
+  const count = async () => Number((await q('select count(*)::int as n from codes'))[0].n);
+
+  const CASES: { name: string; payload: Record<string, unknown>; refused: { field: string; message: RegExp }[] }[] = [
+    { name: 'a code against its pattern, with the field\'s own message', payload: { code: 'abc' }, refused: [{ field: 'code', message: /^Use three capital letters, like ABC\.$/ }] },
+    { name: 'a quantity below zero, in the rule\'s words', payload: { qty: -1 }, refused: [{ field: 'qty', message: /Validation failed for field "qty"/ }] },
+    { name: 'both at once', payload: { code: 'x', qty: -5 }, refused: [{ field: 'code', message: /three capital/ }, { field: 'qty', message: /qty/ }] },
+    { name: 'nothing, when the payload is valid', payload: { code: 'ABC', qty: 2 }, refused: [] },
+    { name: 'nothing, when the fields are left out', payload: { note: 'only a note' }, refused: [] },
+  ];
+  it.each(CASES)('refuses $name on create and update, for admins too', async ({ payload, refused }) => {
+    const before = await count();
+    const created = await t.req('POST', '/items/codes', payload);
+    if (refused.length === 0) {
+      expect(created.status).toBe(200);
+      expect(await count()).toBe(before + 1);
+    } else {
+      expect(created.status).toBe(400);
+      expect(await count()).toBe(before);
+      const errors = created.body.errors as { message: string; extensions: { code: string; field: string } }[];
+      expect(errors.map((e) => e.extensions.field).sort()).toEqual(refused.map((r) => r.field).sort());
+      for (const r of refused) expect(errors.find((e) => e.extensions.field === r.field)!.message).toMatch(r.message);
+      expect(errors.every((e) => e.extensions.code === 'INVALID_PAYLOAD')).toBe(true);
+    }
+    const [{ id }] = await q<{ id: number }>("insert into codes (code, qty) values ('OKK', 1) returning id");
+    const updated = await t.req('PATCH', `/items/codes/${id}`, payload);
+    expect(updated.status).toBe(refused.length === 0 ? 200 : 400);
+    if (refused.length > 0) expect((await q('select code, qty from codes where id = $1', [id]))[0]).toEqual({ code: 'OKK', qty: 1 });
+  });
+
+  it('follows a changed rule at once, and a rule taken away', async () => {
+    expect((await t.req('PATCH', '/fields/codes/qty', { meta: { validation: { qty: { _lte: 10 } }, validation_message: 'At most ten.' } })).status).toBe(200);
+    expect((await t.req('POST', '/items/codes', { qty: 11 })).body.errors[0].message).toBe('At most ten.');
+    expect((await t.req('POST', '/items/codes', { qty: -1 })).status).toBe(200);
+    expect((await t.req('PATCH', '/fields/codes/qty', { meta: { validation: null } })).status).toBe(200);
+    expect((await t.req('POST', '/items/codes', { qty: 11 })).status).toBe(200);
+  });
+});

@@ -10,6 +10,7 @@ import { checkFieldAccess, isPlainObject, preparePayload, type PreparedPayload }
 import { applyPresets } from './presets.ts';
 import { stampPayload } from './specials.ts';
 import { validatePayload } from '../../access/validation.ts';
+import type { Filter } from '../../query/types.ts';
 import { guardCredentialWrite } from '../../access/credential-guard.ts';
 import { keyFromRow, returning, type WrittenRow } from './sql.ts';
 import type { Payload, PrimaryKey, ValidationContext, WriteContext } from './types.ts';
@@ -23,6 +24,7 @@ export async function validateCreate(v: ValidationContext, collection: Collectio
   guardCredentialWrite(v.accountability, name, 'create', payload);
   const data = permission.presets ? applyPresets(permission.presets, payload, v.accountability) : payload;
   validatePayload(permission.validation, data, v.accountability);
+  if (collection.fieldValidation) validatePayload(collection.fieldValidation.rule as Filter, data, v.accountability, collection.fieldValidation.messages);
   return preparePayload(v.schema, collection, stampPayload(collection, 'create', data, v.accountability), 'create', null);
 }
 

@@ -9,6 +9,7 @@ import { checkFieldAccess, isPlainObject, preparePayload, type PreparedPayload }
 import { keyFromRow, returning, snapshotSql, type WrittenRow } from './sql.ts';
 import { stampPayload } from './specials.ts';
 import { validatePayload } from '../../access/validation.ts';
+import type { Filter } from '../../query/types.ts';
 import { guardCredentialWrite } from '../../access/credential-guard.ts';
 import type { Payload, PrimaryKey, ValidationContext, WriteContext } from './types.ts';
 
@@ -20,6 +21,7 @@ export async function validateUpdate(v: ValidationContext, collection: Collectio
   checkFieldAccess(name, payload, permission.fields);
   guardCredentialWrite(v.accountability, name, 'update', payload);
   validatePayload(permission.validation, payload, v.accountability);
+  if (collection.fieldValidation) validatePayload(collection.fieldValidation.rule as Filter, payload, v.accountability, collection.fieldValidation.messages);
   return preparePayload(v.schema, collection, stampPayload(collection, 'update', payload, v.accountability), 'update', keys);
 }
 
