@@ -9,6 +9,9 @@ export default defineConfig({
   test: {
     globalSetup: ['test/helpers/global-setup.ts'],
     testTimeout: 30_000,
+    // expect.poll waits for a state the server or the browser reaches (a save, a re-render); on a loaded 2-core CI
+    // machine that takes longer than the default second now and then.
+    expect: { poll: { timeout: 5_000 } },
     hookTimeout: 120_000,
     pool: 'forks',
     projects: [

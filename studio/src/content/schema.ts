@@ -60,6 +60,7 @@ export interface Field {
     max_length?: number | null;
     has_auto_increment?: boolean;
     is_unique?: boolean;
+    is_indexed?: boolean;
   } | null;
 }
 
