@@ -213,7 +213,8 @@ describe.skipIf(!HAS_CHROMIUM)('Studio: the data model', () => {
       const list = (await fieldsOf('articles')).sort((a, b) => (a.meta?.sort ?? 0) - (b.meta?.sort ?? 0)).map((f) => f.field);
       return list.indexOf('status') < list.indexOf('f_hash');
     }).toBe(true);
-    // Dragging a row onto another moves it there.
+    // Dragging a row onto another moves it there (once the list has taken the move in: its buttons are enabled again).
+    await expect.poll(() => page.getByRole('button', { name: 'Move Status up' }).isEnabled()).toBe(true);
     await page.getByRole('row', { name: /Status/ }).dragTo(page.getByRole('row', { name: /F string/ }));
     await expect.poll(async () => (await fieldsOf('articles')).find((f) => f.field === 'status')?.meta?.sort, { timeout: 8000 }).toBeLessThanOrEqual(2);
 

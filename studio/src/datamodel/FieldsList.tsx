@@ -86,7 +86,7 @@ export function FieldsList({ collection, fields: all, relations, collections }: 
       </div>
       {notice && <p className="notice notice-success" role="status">{notice}</p>}
       {error !== null && <ErrorNotice error={error} title="Not moved:" />}
-      <div className="table-wrap">
+      <div className="table-wrap" aria-busy={busy}>
         <table className="grid dm-table dm-field-table">
           <caption className="visually-hidden">Fields of {titleOf(collection)}</caption>
           <thead><tr><th scope="col"><span className="visually-hidden">Drag to reorder</span></th><th scope="col">Field</th><th scope="col">Type</th><th scope="col">Interface</th>
