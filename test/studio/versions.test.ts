@@ -244,7 +244,7 @@ describe.skipIf(!HAS_CHROMIUM)('Studio: drafts (versions) in the item editor', (
     await dialog.getByRole('button', { name: 'Create draft' }).click();
     await page.waitForURL(/\/notes\/[0-9a-f-]{36}\?version=/);
     const item = new URL(page.url()).pathname.split('/').pop()!;
-    await expect.poll(() => draftStrip().textContent()).toContain('New item');
+    await expect.poll(() => draftStrip().textContent()).toContain('A new item');
     expect(await page.getByLabel(/^Title/).inputValue()).toBe('Harbour opening hours');
     // No row yet: the item itself cannot be read.
     expect((await server.t.req('GET', `/items/notes/${item}`)).status).toBe(403);
@@ -297,7 +297,7 @@ describe.skipIf(!HAS_CHROMIUM)('Studio: drafts (versions) in the item editor', (
       await p.goto(`${server.url}/admin/content/articles/${article}?version=${theirs}`);
       const strip = p.getByRole('region', { name: 'Draft' });
       await expect.poll(() => strip.textContent()).toContain('Only the person who created this draft, or an administrator, can change it.');
-      expect(await strip.getByRole('button').allTextContents()).toEqual(['Compare with main']);
+      expect(await strip.getByRole('button').allTextContents()).toEqual(['Compare']);
       expect(await p.getByLabel('Summary', { exact: true }).isDisabled()).toBe(true);
       await checkScreen(p, 'versions-someone-elses');
 
@@ -309,14 +309,14 @@ describe.skipIf(!HAS_CHROMIUM)('Studio: drafts (versions) in the item editor', (
       await dialog.getByLabel('Name').fill('Editor’s take');
       await dialog.getByRole('button', { name: 'Create draft' }).click();
       await p.waitForURL(/\?version=/);
-      await expect.poll(() => strip.getByRole('button').allTextContents()).toEqual(['Compare with main', 'Submit for review', 'Promote']);
+      await expect.poll(() => strip.getByRole('button').allTextContents()).toEqual(['Compare', 'Submit for review', 'Promote']);
       await p.getByLabel('Summary', { exact: true }).fill('The editor’s summary.');
       await p.getByRole('button', { name: 'Save draft' }).click();
       await expect.poll(() => p.getByRole('status').filter({ hasText: 'Draft saved' }).count()).toBe(1);
       await strip.getByRole('button', { name: 'Submit for review' }).click();
       await p.getByRole('dialog', { name: 'Submit this draft for review?' }).getByRole('button', { name: 'Submit for review' }).click();
       await expect.poll(() => strip.textContent()).toContain('This draft is waiting for review');
-      expect(await strip.getByRole('button').allTextContents()).toEqual(['Compare with main']);
+      expect(await strip.getByRole('button').allTextContents()).toEqual(['Compare']);
       expect(editor.problems).toEqual([]);
     } finally {
       await editor.context.close();

@@ -483,14 +483,16 @@ function ItemEditor({ collection, id, versionId, allFields, relations, perms, ad
                 <VersionMenu collection={collection} item={isNew ? null : id} current={version} mayList={caps.has('versioning:view')}
                   onNewDraft={mayDraft ? openNewDraft : undefined} />
               )}
+              {previewTemplate !== null && (
+                <button type="button" className="btn btn-small preview-toggle" aria-pressed={showPreview} onClick={togglePreview}>
+                  <span aria-hidden="true">◧</span>Live preview
+                </button>
+              )}
               {dirty && <span className="badge item-dirty">Unsaved changes</span>}
             </div>
             <h1 id="item-title">{title}</h1>
           </div>
           <div className="item-actions">
-            {previewTemplate !== null && (
-              <button type="button" className="btn" aria-pressed={showPreview} onClick={togglePreview}>Preview</button>
-            )}
             {mayDelete && <button type="button" className="btn btn-danger" onClick={() => setConfirmDelete(true)} disabled={busy !== null}>Delete</button>}
             {!isNew && !singleton && !draftMode && mayCreate && (
               <button type="button" className="btn" onClick={() => void save('copy')} disabled={busy !== null}>{busy === 'copy' ? 'Copying…' : 'Save as copy'}</button>
@@ -515,7 +517,7 @@ function ItemEditor({ collection, id, versionId, allFields, relations, perms, ad
             <VersionBar version={version} rights={rights} collection={collection} me={me?.id} dirty={dirty} newContent={Boolean(draft?.newContent)}
               setsPublished={hasStatusField && !draft?.inDelta('status') && !('status' in edits)}
               saveFirst={() => save('stay')}
-              onSubmitted={() => setSaved(`Submitted “${versionTitle(version)}” for review. It cannot be changed while it is in review.`)}
+              onSubmitted={() => setSaved(`Submitted “${versionTitle(version)}” for review.`)}
               onPromoted={() => void afterPromote()} onDeleted={() => void afterDelete()} />
           )}
           <div className="item-messages" aria-live="polite">

@@ -57,13 +57,15 @@ export function VersionBar({ version, rights, collection, me, dirty, newContent,
     <section className="version-bar" aria-label="Draft">
       <div className="version-bar-row">
         <div className="version-bar-info">
-          <StatusBadge status={version.status} />
-          <strong className="version-bar-name">{title}</strong>
-          <span className="muted mono version-bar-key">{version.key}</span>
-          <span className="muted">{newContent ? 'New item · ' : ''}created by {by}{when ? `, saved ${when}` : ''}</span>
+          <div className="version-bar-title">
+            <StatusBadge status={version.status} />
+            <strong className="version-bar-name">{title}</strong>
+            <span className="muted mono version-bar-key">{version.key}</span>
+          </div>
+          <span className="muted version-bar-meta">{newContent ? 'A new item · ' : ''}Created by {by}{when ? `, saved ${when}` : ''}</span>
         </div>
         <div className="version-bar-actions">
-          <button type="button" className="btn btn-small" aria-haspopup="dialog" onClick={() => setOpen('compare')}>Compare with main</button>
+          <button type="button" className="btn btn-small" aria-haspopup="dialog" aria-label="Compare with main" onClick={() => setOpen('compare')}>Compare</button>
           {rights.submit && <button type="button" className="btn btn-small" aria-haspopup="dialog" onClick={() => setOpen('submit')}>Submit for review</button>}
           {rights.promote && <button type="button" className="btn btn-small" aria-haspopup="dialog" onClick={() => setOpen('promote')}>Promote</button>}
           {rights.delete && <button type="button" className="btn btn-small btn-danger" aria-haspopup="dialog" onClick={() => setOpen('delete')}>Delete draft</button>}

@@ -70,7 +70,7 @@ export function VersionMenu({ collection, item, current, mayList, onNewDraft }: 
             {item !== null && (
               <li>
                 <Link href={itemHref(collection, item)} className="version-link" aria-current={current === null ? 'page' : undefined} onClick={() => setOpen(false)}>
-                  <span className="version-link-name">Main</span><span className="muted">the item as published</span>
+                  <span className="version-link-name">Main</span><span className="muted">the item itself</span>
                 </Link>
               </li>
             )}
