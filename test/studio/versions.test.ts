@@ -187,6 +187,14 @@ describe.skipIf(!HAS_CHROMIUM)('Studio: drafts (versions) in the item editor', (
     await checkScreen(page, 'versions-submit-refused');
     await confirm.getByRole('button', { name: 'Cancel' }).click();
 
+    // A link to a draft that is not there (or of another item) says so, and leads to the item.
+    const current = page.url();
+    await open(`articles/${article}?version=00000000-0000-4000-8000-000000000000`);
+    await expect.poll(() => page.getByRole('alert').textContent()).toContain('This draft could not be opened. It does not exist, it is a draft of another item, or you may not see drafts of it.');
+    await checkScreen(page, 'versions-missing');
+    await page.goto(current);
+    await page.getByRole('heading', { level: 1 }).waitFor();
+
     // Deleted (versioning:manage), after a confirmation: the item's main version says so.
     await draftStrip().getByRole('button', { name: 'Delete draft' }).click();
     const del = page.getByRole('dialog', { name: 'Delete this draft?' });

@@ -377,7 +377,8 @@ function ItemEditor({ collection, id, versionId, allFields, relations, perms, ad
   if (!known) return <div className="main-pane"><div className="page-body"><p className="page-message">There is no collection named “{collection}” that you can open.</p></div></div>;
   if (draftMode) {
     const problem = !isVersionId(versionId) ? new Error('This link’s version is not valid: the address has to end in ?version= and the draft’s id.')
-      : draft?.error ? new Error(versionErrorText(draft.error)) : null;
+      : draft?.error instanceof ApiError && draft.error.status === 403 ? new Error('It does not exist, it is a draft of another item, or you may not see drafts of it.')
+        : draft?.error ? new Error(versionErrorText(draft.error)) : null;
     if (problem) {
       return (
         <div className="main-pane">
