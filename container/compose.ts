@@ -19,7 +19,7 @@ export function composeContainerApp(services: Services, extensions: ExtensionHos
   // /server/metrics (each process keeps its own counters).
   mountServerRoutes(app);
   mountMetricsRoutes(app);
-  mountStudio(app);
+  mountStudio(app, { previewOrigins: services.config.studioPreviewOrigins });
   mountContainer(app);
   extensions?.fireInit('app.after', { app });
   return app;
@@ -29,7 +29,7 @@ export function composeContainerApp(services: Services, extensions: ExtensionHos
 export function composeStandaloneApp(services: Services, extensions: ExtensionHost | undefined, mountContainer: MountGroups, mountFunctions: MountGroups): Hono<AppEnv> {
   const app = createBaseApp(services);
   extensions?.fireInit('app.before', { app });
-  mountStudio(app);
+  mountStudio(app, { previewOrigins: services.config.studioPreviewOrigins });
   mountContainer(app);
   mountFunctions(app);
   if (extensions) mountExtensionEndpoints(app, extensions);

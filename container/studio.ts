@@ -10,7 +10,7 @@ import { serveStatic } from '@hono/node-server/serve-static';
 import type { Context, Hono } from 'hono';
 import { ServiceUnavailableError } from '../core/errors.ts';
 import type { AppEnv } from '../functions/http/env.ts';
-import { SECURITY_HEADERS } from './studio-headers.ts';
+import { parsePreviewOrigins, studioSecurityHeaders } from './studio-headers.ts';
 
 export { SECURITY_HEADERS, STUDIO_CSP } from './studio-headers.ts';
 
@@ -28,11 +28,14 @@ export function defaultStudioDir(): string {
   return withPackage ?? resolve('studio', 'dist');
 }
 
-function secure(c: Context<AppEnv>): void {
-  for (const [name, value] of Object.entries(SECURITY_HEADERS)) c.header(name, value);
-}
-
-export function mountStudio(app: Hono<AppEnv>, dir = defaultStudioDir()): void {
+/** `previewOrigins`: STUDIO_PREVIEW_ORIGINS (config.studioPreviewOrigins), the websites live preview may frame; an
+ * entry that is not an origin stops the start. */
+export function mountStudio(app: Hono<AppEnv>, opts: { dir?: string; previewOrigins?: readonly string[] } = {}): void {
+  const dir = opts.dir ?? defaultStudioDir();
+  const headers = studioSecurityHeaders(parsePreviewOrigins(opts.previewOrigins));
+  const secure = (c: Context<AppEnv>): void => {
+    for (const [name, value] of Object.entries(headers)) c.header(name, value);
+  };
   let index: Promise<string> | null = null;
   const indexHtml = () => {
     index ??= readFile(join(dir, 'index.html'), 'utf8').catch((err: unknown) => {
@@ -50,7 +53,7 @@ export function mountStudio(app: Hono<AppEnv>, dir = defaultStudioDir()): void {
     const res = await assets(c as unknown as Context, next);
     if (res instanceof Response && res.ok) {
       res.headers.set('Cache-Control', 'public, max-age=31536000, immutable');
-      for (const [name, value] of Object.entries(SECURITY_HEADERS)) res.headers.set(name, value);
+      for (const [name, value] of Object.entries(headers)) res.headers.set(name, value);
     }
     return res;
   });

@@ -77,6 +77,9 @@ export interface Config {
   sqsEndpoint: string | null;
   /** AWS_REGION for SQS (and the objectstore driver's default). */
   awsRegion: string;
+  /** STUDIO_PREVIEW_ORIGINS: the websites the Studio's live preview may frame (its CSP's frame-src; checked and
+   * normalised by container/studio-headers.ts when the Studio is mounted). */
+  studioPreviewOrigins: string[];
   /** WORKFLOW_TIMEOUT_INTERVAL: how often the container scans for workflow step timeouts (default 30s). */
   workflowTimeoutIntervalMs: number;
   /** PUBLISH_SCHEDULE_INTERVAL: the longest the container waits between scans for due publish schedules (default
@@ -348,6 +351,7 @@ export function loadConfig(env: Env = process.env): Config {
     sqsQueueUrl: opt(env, 'SQS_QUEUE_URL'),
     sqsEndpoint: opt(env, 'SQS_ENDPOINT'),
     awsRegion: str(env, 'AWS_REGION', 'us-east-1'),
+    studioPreviewOrigins: csvList(env, 'STUDIO_PREVIEW_ORIGINS'),
     workflowTimeoutIntervalMs: parseDuration(str(env, 'WORKFLOW_TIMEOUT_INTERVAL', '30s')),
     publishScheduleIntervalMs: Math.max(10, parseDuration(str(env, 'PUBLISH_SCHEDULE_INTERVAL', '5s'))),
     notify: {

@@ -21,7 +21,7 @@
  *   cache of /assets (the container's transformed images): only /admin* is invalidated.
  * - CloudFront adds no security headers: the Router's viewer-response function adds them (STUDIO_RESPONSE_HEADERS).
  * - a site under a Router may set neither `domain` nor `edge` (SST refuses both; they belong to the Router). */
-import { SECURITY_HEADERS } from '../container/studio-headers.ts';
+import { parsePreviewOrigins, studioSecurityHeaders } from '../container/studio-headers.ts';
 
 /** The Router path of the Studio; the Vite `base` of studio/vite.config.ts is this plus '/'. */
 export const STUDIO_PATH = '/admin';
@@ -49,8 +49,10 @@ export function studioFileOptions() {
   ];
 }
 
-/** The header names as CloudFront Functions spell them in `event.response.headers` (lower case). */
-const EDGE_HEADERS = Object.fromEntries(Object.entries(SECURITY_HEADERS).map(([name, value]) => [name.toLowerCase(), value]));
+/** The header names as CloudFront Functions spell them in `event.response.headers` (lower case). The websites live
+ * preview may frame are the deploying shell's STUDIO_PREVIEW_ORIGINS, as the container reads them at its start. */
+const EDGE_HEADERS = Object.fromEntries(Object.entries(studioSecurityHeaders(parsePreviewOrigins(process.env.STUDIO_PREVIEW_ORIGINS)))
+  .map(([name, value]) => [name.toLowerCase(), value]));
 
 /** CloudFront Functions JavaScript for the Router's viewer-response function (SST wraps it in
  * `async function handler(event) { <injection> return event.response; }`, one function for every path of the

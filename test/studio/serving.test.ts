@@ -5,7 +5,9 @@ import { randomUUID } from 'node:crypto';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { defaultStudioDir } from '../../container/studio.ts';
+import { Hono } from 'hono';
+import { defaultStudioDir, mountStudio, STUDIO_CSP } from '../../container/studio.ts';
+import { loadConfig } from '../../core/config.ts';
 import { run } from '../../core/db/database.ts';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
 import { createContentModel } from '../helpers/fixtures.ts';
@@ -67,6 +69,28 @@ describe('/admin', () => {
     for (const phrase of ['Show system collections', 'Failed sign-ins before lockout', 'Scheduled publishing', 'Send logs']) expect(code).not.toContain(phrase);
     for (const name of ['ReviewModule', 'DataModelModule', 'AccessModule', 'MessagingModule', 'SettingsModule']) {
       expect(readdirSync(dir).some((f) => f.startsWith(`${name}-`) && f.endsWith('.js')), name).toBe(true);
+      }
+    });
+
+  it('lets live preview frame exactly the origins of STUDIO_PREVIEW_ORIGINS, changing nothing else', async () => {
+    const directives = (csp: string) => new Map(csp.split(';').map((d) => d.trim().split(/\s+/)).map(([name, ...values]) => [name, values.join(' ')]));
+    const config = loadConfig({ STUDIO_PREVIEW_ORIGINS: 'https://www.example.com, http://localhost:3000/' });
+    const app = new Hono();
+    mountStudio(app as never, { previewOrigins: config.studioPreviewOrigins });
+    const res = await app.request('/admin/content/posts/12');
+    expect(res.status).toBe(200);
+    const framed = directives(res.headers.get('content-security-policy') ?? '');
+    const plain = directives(STUDIO_CSP);
+    expect(framed.get('frame-src')).toBe("'self' https://www.example.com http://localhost:3000");
+    expect(plain.get('frame-src')).toBe("'self'");
+    // Every other directive is the plain policy's, word for word.
+    expect([...framed.keys()]).toEqual([...plain.keys()]);
+    for (const [name, value] of plain) if (name !== 'frame-src') expect(framed.get(name), name).toBe(value);
+    // The default app (no STUDIO_PREVIEW_ORIGINS) frames only itself.
+    expect((await t.app.request('/admin/')).headers.get('content-security-policy')).toBe(STUDIO_CSP);
+    // Not an origin: the start stops with the reason, before anything is served with a loose policy.
+    for (const bad of ['https://*.example.com', 'https://example.com/site', "https://example.com 'unsafe-inline'", 'example.com', 'ftp://example.com']) {
+      expect(() => mountStudio(new Hono() as never, { previewOrigins: [bad] }), bad).toThrow(/STUDIO_PREVIEW_ORIGINS/);
     }
   });
 });

@@ -4,6 +4,8 @@ export interface ApiErrorItem {
   message: string;
   code: string;
   field?: string;
+  /** extensions.reason: why a request was refused (e.g. a version's submit: `empty_delta`). */
+  reason?: string;
 }
 
 export class ApiError extends Error {
@@ -54,11 +56,12 @@ export function messageOf(err: unknown): string {
 export async function errorFromResponse(res: Response): Promise<ApiError> {
   let items: ApiErrorItem[] = [];
   try {
-    const body = (await res.json()) as { errors?: { message?: string; extensions?: { code?: string; field?: string } }[] };
+    const body = (await res.json()) as { errors?: { message?: string; extensions?: { code?: string; field?: string; reason?: unknown } }[] };
     items = (body.errors ?? []).map((e) => ({
       message: e.message ?? 'Unknown error',
       code: e.extensions?.code ?? 'UNKNOWN',
       ...(e.extensions?.field ? { field: e.extensions.field } : {}),
+      ...(typeof e.extensions?.reason === 'string' ? { reason: e.extensions.reason } : {}),
     }));
   } catch {
     // Not the envelope (a proxy's error page): the status tells what is known.

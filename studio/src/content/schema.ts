@@ -20,6 +20,10 @@ export interface CollectionMeta {
   archive_value?: string | null;
   unarchive_value?: string | null;
   translations?: unknown;
+  /** The website's address of an item, with {{field}} placeholders (live preview). */
+  preview_url?: string | null;
+  /** Drafts (versions) are offered for the collection's items. */
+  versioning?: boolean;
 }
 
 export interface Collection {

@@ -23,7 +23,7 @@ function rowKey(row: Row, pk: string): string | number | null {
   return keyOfValue(row, pk);
 }
 
-function o2mPayload(info: FieldInfo, value: unknown, stored: unknown, ctx: EditorContext) {
+export function o2mPayload(info: FieldInfo, value: unknown, stored: unknown, ctx: EditorContext) {
   const childPk = pkOf(ctx, info.related!);
   const sort = info.sortField ?? null;
   const before = asRows(stored);
@@ -47,7 +47,7 @@ function o2mPayload(info: FieldInfo, value: unknown, stored: unknown, ctx: Edito
   return { create, update, delete: del };
 }
 
-function m2mPayload(info: FieldInfo, value: unknown, ctx: EditorContext, asCopy: boolean) {
+export function m2mPayload(info: FieldInfo, value: unknown, ctx: EditorContext, asCopy: boolean) {
   const junctionCollection = info.relation!.collection;
   const junctionPk = pkOf(ctx, junctionCollection);
   const junctionField = info.junction!.field;

@@ -10,9 +10,8 @@ import { Loading } from '../../../ui/Loading.tsx';
 import { fieldsOf, primaryKeyOf } from '../../schema.ts';
 import { ConfirmDialog } from '../ConfirmDialog.tsx';
 import { labelText } from '../FieldInput.tsx';
-import { choicesOf, keyOfValue, type FieldInfo } from '../model.ts';
-import { csvToList, timeToInput } from '../values.ts';
-import { absoluteTime, personName, relativeTime, valueText, type Person } from './format.ts';
+import { keyOfValue, type FieldInfo } from '../model.ts';
+import { absoluteTime, canonical, personName, relativeTime, shown, type Person } from './format.ts';
 import type { SidebarProps } from './Sidebar.tsx';
 import { useModal } from '../../../ui/use-modal.ts';
 
@@ -36,38 +35,6 @@ function revertible(info: FieldInfo): boolean {
 function comparable(info: FieldInfo, value: unknown, ctxPk: (c: string) => string): unknown {
   if ((info.kind === 'm2o' || info.kind === 'file') && value && typeof value === 'object') return keyOfValue(value, ctxPk(info.related!));
   return value;
-}
-
-/** One spelling per value, so a snapshot ("12.5", "x,y", "+00:00") and the item as read ("12.50", ["x","y"], "Z")
- * compare equal when they are. */
-function canonical(info: FieldInfo, value: unknown): unknown {
-  if (value === undefined || value === '' || value === null) return null;
-  switch (info.field.type) {
-    case 'integer': case 'bigInteger': case 'float': case 'decimal': {
-      const n = Number(value);
-      return Number.isFinite(n) ? n : value;
-    }
-    case 'timestamp': case 'dateTime': {
-      const t = Date.parse(String(value));
-      return Number.isNaN(t) ? value : t;
-    }
-    case 'time': return timeToInput(value);
-    case 'csv': return csvToList(value).join(',');
-    case 'json': return JSON.stringify(value);
-    default: return value === null || typeof value !== 'object' ? String(value) : JSON.stringify(value);
-  }
-}
-
-/** A value as the diff shows it. */
-function shown(info: FieldInfo, value: unknown): string {
-  if (value === null || value === undefined || value === '') return '';
-  if (info.kind === 'select') {
-    const choice = choicesOf(info.field).find((c) => String(c.value) === String(value));
-    if (choice) return choice.text;
-  }
-  if (info.field.type === 'timestamp') return absoluteTime(String(value)) || String(value);
-  if (info.field.type === 'csv') return csvToList(value).join(', ');
-  return valueText(value);
 }
 
 /** Names of the users a list mentions, from GET /users (one request; an editor who may not read users sees
