@@ -2169,7 +2169,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List workflows */
+        /**
+         * List workflows
+         * @description Workflows by name, each with `step_count` (its number of steps). `search` looks in the name and the collection; `limit` defaults to QUERY_LIMIT_DEFAULT.
+         */
         get: operations["readWorkflows"];
         put?: never;
         /** Create a workflow */
@@ -2208,7 +2211,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Activate a workflow */
+        /**
+         * Activate a workflow
+         * @description Refused (400 INVALID_PAYLOAD, `extensions.reason` graph_problems) while the graph cannot run; `extensions.problems` lists each problem with the key of the step it is about.
+         */
         post: operations["activateWorkflow"];
         delete?: never;
         options?: never;
@@ -11210,7 +11216,18 @@ export interface operations {
     };
     readWorkflows: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Page size; `-1` returns all records. */
+                limit?: number;
+                /** @description Comma list of `total_count` (whole collection) and `filter_count` (matches of the filter); adds `meta` to the response. */
+                meta?: string;
+                /** @description Records to skip. */
+                offset?: number;
+                /** @description Page number (1-based), with `limit`. */
+                page?: number;
+                /** @description Full-text search across searchable fields. */
+                search?: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -11225,9 +11242,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: components["schemas"]["Workflows"][];
+                        meta?: components["schemas"]["Meta"];
                     };
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -11385,7 +11404,31 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            /** @description Invalid payload, or a graph that cannot run (extensions.problems) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        errors: {
+                            extensions: {
+                                code: string;
+                                problems?: {
+                                    message: string;
+                                    /** @description Key of the step the problem is about */
+                                    step?: string;
+                                }[];
+                                /** @description graph_problems when the graph cannot run */
+                                reason?: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                        }[];
+                    };
+                };
+            };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
