@@ -4,6 +4,8 @@ export interface ApiErrorItem {
   message: string;
   code: string;
   field?: string;
+  /** The error's other extensions as the server sent them (e.g. `problems` of a refused workflow activation). */
+  extensions?: Record<string, unknown>;
 }
 
 export class ApiError extends Error {
@@ -54,11 +56,12 @@ export function messageOf(err: unknown): string {
 export async function errorFromResponse(res: Response): Promise<ApiError> {
   let items: ApiErrorItem[] = [];
   try {
-    const body = (await res.json()) as { errors?: { message?: string; extensions?: { code?: string; field?: string } }[] };
+    const body = (await res.json()) as { errors?: { message?: string; extensions?: { code?: string; field?: string } & Record<string, unknown> }[] };
     items = (body.errors ?? []).map((e) => ({
       message: e.message ?? 'Unknown error',
       code: e.extensions?.code ?? 'UNKNOWN',
       ...(e.extensions?.field ? { field: e.extensions.field } : {}),
+      ...(e.extensions ? { extensions: e.extensions } : {}),
     }));
   } catch {
     // Not the envelope (a proxy's error page): the status tells what is known.

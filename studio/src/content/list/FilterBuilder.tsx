@@ -10,29 +10,34 @@ import {
   type FilterNode, type GroupNode, type RuleNode,
 } from './filter.ts';
 
-export function FilterBuilder({ root, fields, onChange, collectionLabel, onClear }: {
+export function FilterBuilder({ root, fields, onChange, collectionLabel, onClear, matchLabel, emptyText }: {
   root: GroupNode;
   fields: FilterField[];
   onChange(next: GroupNode): void;
   collectionLabel: string;
   /** Offered beside the root group's buttons when there is something to clear. */
   onClear?: () => void;
+  /** The root group's wording where the filter is not a list's (a permission's row filter or validation). */
+  matchLabel?: string;
+  emptyText?: string;
 }) {
   const set = (id: string, next: FilterNode | null): void => onChange(replaceNode(root, id, next));
   return (
     <div className="filter-builder">
-      <Group group={root} fields={fields} set={set} number="" collectionLabel={collectionLabel} onClear={onClear} />
+      <Group group={root} fields={fields} set={set} number="" collectionLabel={collectionLabel} onClear={onClear} matchLabel={matchLabel} emptyText={emptyText} />
     </div>
   );
 }
 
-function Group({ group, fields, set, number, collectionLabel, onClear }: {
+function Group({ group, fields, set, number, collectionLabel, onClear, matchLabel, emptyText }: {
   group: GroupNode;
   fields: FilterField[];
   set(id: string, next: FilterNode | null): void;
   number: string;
   collectionLabel: string;
   onClear?: () => void;
+  matchLabel?: string;
+  emptyText?: string;
 }) {
   const nested = number !== '';
   const add = (node: FilterNode): void => set(group.id, { ...group, children: [...group.children, node] });
@@ -43,7 +48,7 @@ function Group({ group, fields, set, number, collectionLabel, onClear }: {
     <div role="group" aria-label={label} className={nested ? 'filter-group nested' : 'filter-group'}>
       <div className="filter-group-head">
         <label className="filter-logic">
-          <span>{nested ? 'Group: match' : 'Show items that match'}</span>
+          <span>{nested ? 'Group: match' : (matchLabel ?? 'Show items that match')}</span>
           <select value={group.logic} onChange={(e) => set(group.id, { ...group, logic: e.target.value as GroupNode['logic'] })}
             aria-label={nested ? `Group ${number}: match` : 'Match'}>
             <option value="_and">all of these conditions</option>
@@ -53,7 +58,7 @@ function Group({ group, fields, set, number, collectionLabel, onClear }: {
         {nested && <button type="button" className="btn btn-small btn-ghost" onClick={() => set(group.id, null)}>Remove group {number}</button>}
       </div>
       {group.children.length === 0 ? (
-        <p className="muted filter-empty">{nested ? 'This group has no conditions yet.' : `No conditions: every item of ${collectionLabel} is shown.`}</p>
+        <p className="muted filter-empty">{nested ? 'This group has no conditions yet.' : (emptyText ?? `No conditions: every item of ${collectionLabel} is shown.`)}</p>
       ) : (
         <ol className="filter-children">
           {group.children.map((child, i) => {
