@@ -7,6 +7,7 @@ import { inTransaction, run, type Executor } from '../db/database.ts';
 import { ForbiddenError, InvalidQueryError, NotFoundError } from '../errors.ts';
 import { FILTER_OPERATORS } from '../query/types.ts';
 import { body, invalid, isObject, oneOf, pathId, text, type Body } from './input.ts';
+import { graphProblems, type GraphProblem } from './problems.ts';
 import { TRIGGER_EVENTS, type StepRow, type TransitionRow, type WorkflowRow } from './types.ts';
 
 const WORKFLOW_FIELDS = ['name', 'description', 'collection', 'trigger_event', 'trigger_filter'] as const;
@@ -86,14 +87,15 @@ export async function listWorkflows(ctx: ServiceContext, query: WorkflowListQuer
   return { data: rows, meta };
 }
 
-export interface WorkflowDetail extends WorkflowRow { steps: StepRow[]; transitions: TransitionRow[] }
+/** A workflow with its graph, and what keeps the graph from being activated (empty when it can be). */
+export interface WorkflowDetail extends WorkflowRow { steps: StepRow[]; transitions: TransitionRow[]; problems: GraphProblem[] }
 
 export async function readWorkflow(ctx: ServiceContext, id: string): Promise<WorkflowDetail> {
   await requireView(ctx);
   const workflow = await getWorkflow(ctx.db, id);
   const steps = await run<StepRow>(ctx.db, 'select * from svc_workflow_steps where workflow_id = $1 order by sort_order, key', [workflow.id]);
   const transitions = await run<TransitionRow>(ctx.db, 'select * from svc_workflow_transitions where workflow_id = $1 order by id', [workflow.id]);
-  return { ...workflow, steps, transitions };
+  return { ...workflow, steps, transitions, problems: graphProblems(steps, transitions) };
 }
 
 function workflowValues(ctx: ServiceContext, b: Body, create: boolean): Record<string, unknown> {

@@ -230,12 +230,14 @@ describe.skipIf(!HAS_CHROMIUM)('Studio: the workflow designer', () => {
     await trigger.getByLabel('Value').fill('2');
     await settings().getByRole('button', { name: 'Save settings' }).click();
     await expect.poll(() => settings().getByRole('status').filter({ hasText: 'Saved' }).count()).toBe(1);
+    // The problems followed the fixes: none is left.
+    await page.getByText('Nothing keeps the workflow from running now').waitFor();
+    expect(await node('Legal review').textContent()).not.toContain('Problem');
     await checkScreen(page, 'workflow-designer-built');
 
     await page.getByRole('button', { name: 'Activate', exact: true }).click();
     await page.getByText('This workflow is active, so its steps and transitions cannot be changed.').waitFor();
     expect(await page.getByRole('alert').filter({ hasText: 'cannot be activated' }).count()).toBe(0);
-    expect(await node('Legal review').textContent()).not.toContain('Problem');
 
     const saved = await api(server, 'GET', `/workflows/${workflowId}`);
     expect(saved).toMatchObject({ name: 'Editorial review', collection: 'articles', trigger_event: 'versions.submit', active: true, trigger_filter: { _and: [{ priority: { _gte: 2 } }] } });

@@ -209,6 +209,8 @@ describe('activate', () => {
       ],
     });
     expect(error.message).toBe(`Invalid payload. ${error.extensions.problems.map((p: { message: string }) => p.message).join(' ')}`);
+    // The same list comes with the workflow, for a designer to show before and after an attempt.
+    expect((await t.req('GET', `/workflows/${wf.id}`, undefined, { token: 'viewer' })).body.data.problems).toEqual(error.extensions.problems);
     // Two start steps: a problem of the graph as a whole (no step key).
     const twoStarts = await buildWorkflow(t, { name: 'problems-2', steps: [{ key: 'a', type: 'start' }, { key: 'b', type: 'start' }, { key: 'end', type: 'end' }], transitions: [['a', 'end', 'always']], activate: false });
     expect((await activate(twoStarts.id)).body.errors[0].extensions.problems).toEqual([{ message: 'A workflow needs exactly one start step (it has 2).' }]);
@@ -217,6 +219,7 @@ describe('activate', () => {
     await t.req('PATCH', `/workflows/${wf.id}/steps/${wf.steps.tell}`, { assign_type: 'role', assign_value: reviewers });
     await t.req('PATCH', `/workflows/${wf.id}/steps/${wf.steps.route}`, { options: { condition: { category: { _eq: 'news' } } } });
     await t.req('POST', `/workflows/${wf.id}/transitions`, { from_step_id: wf.steps.route, to_step_id: wf.steps.end, trigger: 'always' });
+    expect((await t.req('GET', `/workflows/${wf.id}`)).body.data.problems).toEqual([]);
     const ok = await activate(wf.id);
     expect(ok.status, JSON.stringify(ok.body)).toBe(200);
     expect(ok.body.data.active).toBe(true);

@@ -46,7 +46,11 @@ export function workflowEndpoints(ctx: SystemContext): Endpoint[] {
       data: listOf(workflow),
     })),
     endpoint('post', '/workflows', operation({ id: 'createWorkflow', summary: 'Create a workflow', tag, body: workflow, data: workflow })),
-    endpoint('get', '/workflows/{id}', operation({ id: 'readWorkflow', summary: 'Read a workflow with its steps and transitions', tag, parameters: [id], data: freeObject(), pathParams: true })),
+    endpoint('get', '/workflows/{id}', operation({
+      id: 'readWorkflow', summary: 'Read a workflow with its steps and transitions', tag, parameters: [id], pathParams: true,
+      description: '`problems` lists what keeps the graph from being activated (as the activation refusal does; empty when it can be).',
+      data: { type: 'object', additionalProperties: true, properties: { steps: arrayOf(step), transitions: arrayOf(transition), problems: arrayOf(problem) } },
+    })),
     endpoint('patch', '/workflows/{id}', operation({ id: 'updateWorkflow', summary: 'Update a workflow', tag, parameters: [id], body: workflow, data: workflow, pathParams: true })),
     endpoint('delete', '/workflows/{id}', operation({ id: 'deleteWorkflow', summary: 'Delete a workflow', tag, parameters: [id], status: 204, pathParams: true })),
     endpoint('post', '/workflows/{id}/activate', operation({

@@ -2190,7 +2190,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Read a workflow with its steps and transitions */
+        /**
+         * Read a workflow with its steps and transitions
+         * @description `problems` lists what keeps the graph from being activated (as the activation refusal does; empty when it can be).
+         */
         get: operations["readWorkflow"];
         put?: never;
         post?: never;
@@ -11305,6 +11308,14 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: {
+                            problems?: {
+                                message: string;
+                                /** @description Key of the step the problem is about */
+                                step?: string;
+                            }[];
+                            steps?: components["schemas"]["WorkflowSteps"][];
+                            transitions?: components["schemas"]["WorkflowTransitions"][];
+                        } & {
                             [key: string]: unknown;
                         };
                     };

@@ -21,7 +21,7 @@ import { ErrorNotice } from '../../ui/ErrorNotice.tsx';
 import { Loading } from '../../ui/Loading.tsx';
 import {
   ACTION_LABELS, ACTION_TYPES, STEP_TYPES, TYPE_LABELS, TYPE_NOTES,
-  invalidateLists, plainError, peopleIn, peopleQuery, personName, plainMessage, problemsOf, rolesQuery, workflowKey, workflowQuery,
+  plainError, refreshWorkflow, peopleIn, peopleQuery, personName, plainMessage, problemsOf, rolesQuery, workflowKey, workflowQuery,
   type ActionType, type Person, type Problem, type RoleOption, type Step, type StepType, type Workflow, type WorkflowRecord,
 } from './data.ts';
 import { Diagram, type NodeInfo } from './Diagram.tsx';
@@ -78,7 +78,9 @@ function Designer({ workflow, schema, canManage, roles }: {
   const frozen = workflow.active;
   const readOnly = !canManage || frozen;
   const [selected, setSelected] = useState<string | null>(null);
-  const [problems, setProblems] = useState<Problem[] | null>(null);
+  // Problems show once an activation was refused, and follow the graph from then on (the server gives them with
+  // the workflow, read again after each change).
+  const [showProblems, setShowProblems] = useState(false);
   const [activationError, setActivationError] = useState<unknown>(null);
   const [activating, setActivating] = useState(false);
   const [activated, setActivated] = useState('');
@@ -102,13 +104,14 @@ function Designer({ workflow, schema, canManage, roles }: {
   const filterOptions = useMemo(() => filterFields(schema, workflow.collection), [schema, workflow.collection]);
   const collectionLabel = titleOf(workflow.collection);
 
-  // A diagram wider than its pane starts zoomed out to fit (not below half size, where names stop being legible).
+  // A diagram wider than its pane starts zoomed out to fit, but not below three quarters (where names stay legible;
+  // the pane scrolls for the rest).
   const fitted = useRef(false);
   useLayoutEffect(() => {
     if (fitted.current || !viewport.current) return;
     fitted.current = true;
     const room = viewport.current.clientWidth - 8;
-    if (layout.width > room) setZoom(Math.max(0.5, Math.floor((room / layout.width) * 8) / 8));
+    if (layout.width > room) setZoom(Math.max(0.75, Math.floor((room / layout.width) * 8) / 8));
   }, [layout.width]);
 
   const select = useCallback((stepId: string | null) => setSelected(stepId), []);
@@ -128,6 +131,7 @@ function Designer({ workflow, schema, canManage, roles }: {
     if (selected && !steps.some((s) => s.id === selected)) setSelected(null);
   }, [steps, selected]);
 
+  const problems: Problem[] | null = showProblems && !workflow.active ? workflow.problems ?? [] : null;
   const byKey = useMemo(() => new Map(steps.map((s) => [s.key, s])), [steps]);
   const stepProblems = useMemo(() => {
     const map = new Map<string, string[]>();
@@ -154,13 +158,15 @@ function Designer({ workflow, schema, canManage, roles }: {
     try {
       const row = await request<WorkflowRecord>('POST', `/workflows/${encodeURIComponent(workflow.id)}/${active ? 'activate' : 'deactivate'}`);
       client.setQueryData<Workflow>(workflowKey(workflow.id), (w) => w && { ...w, ...row });
-      void invalidateLists(client);
-      setProblems(null);
+      refreshWorkflow(client, workflow.id);
+      setShowProblems(false);
       setActivated(active ? 'The workflow is active: submitted drafts that match its filter now follow it.' : 'The workflow is inactive; its steps can be changed.');
     } catch (err) {
       const found = active ? problemsOf(err) : null;
-      if (found) setProblems(found);
-      else setActivationError(plainError(err));
+      if (found) {
+        client.setQueryData<Workflow>(workflowKey(workflow.id), (w) => w && { ...w, problems: found });
+        setShowProblems(true);
+      } else setActivationError(plainError(err));
     } finally {
       setActivating(false);
     }
@@ -185,7 +191,10 @@ function Designer({ workflow, schema, canManage, roles }: {
       <div className="wf-notices">
         <span className="visually-hidden" role="status">{activated}</span>
         {activationError !== null && <ErrorNotice error={activationError} title={workflow.active ? 'The workflow was not deactivated.' : 'The workflow was not activated.'} />}
-        {problems && problems.length > 0 && !workflow.active && (
+        {problems && problems.length === 0 && (
+          <div className="notice notice-success" role="status">Nothing keeps the workflow from running now: activate it when you are ready.</div>
+        )}
+        {problems && problems.length > 0 && (
           <div className="notice notice-error wf-problems" role="alert">
             <div>
               <strong>The workflow cannot be activated yet.</strong>
@@ -343,7 +352,7 @@ function AddStepDialog({ workflow, fields, onClose, onAdded }: { workflow: Workf
       const sort = Math.max(-1, ...workflow.steps.map((s) => s.sort_order)) + 1;
       const row = await request<Step>('POST', `/workflows/${encodeURIComponent(workflow.id)}/steps`, { body: { key: effectiveKey, name: name.trim(), type, sort_order: sort, ...extra } });
       client.setQueryData<Workflow>(workflowKey(workflow.id), (w) => w && { ...w, steps: [...w.steps, row] });
-      void invalidateLists(client);
+      refreshWorkflow(client, workflow.id);
       onAdded(row);
     } catch (err) {
       const field = err instanceof ApiError ? err.items[0]?.field : undefined;

@@ -15,7 +15,7 @@ import { ConfirmDialog } from '../../ui/ConfirmDialog.tsx';
 import { ErrorNotice } from '../../ui/ErrorNotice.tsx';
 import {
   ACTION_LABELS, ACTION_TYPES, APPROVAL_MODES, MODE_LABELS, STEP_TYPES, TIMEOUT_ACTIONS, TIMEOUT_LABELS, TYPE_LABELS, TYPE_NOTES,
-  invalidateLists, plainError, plainMessage, workflowKey,
+  invalidateLists, plainError, refreshWorkflow, plainMessage, workflowKey,
   type Person, type RoleOption, type Step, type Workflow,
 } from './data.ts';
 import { shortProblem } from './Diagram.tsx';
@@ -93,7 +93,7 @@ export function StepPanel(props: StepPanelProps) {
       client.setQueryData<Workflow>(workflowKey(workflow.id), (w) => w && { ...w, steps: w.steps.map((s) => (s.id === row.id ? row : s)) });
       setDraftState(draftOf(row));
       setSaved(true);
-      void invalidateLists(client);
+      refreshWorkflow(client, workflow.id);
     } catch (err) {
       const field = err instanceof ApiError ? err.items[0]?.field : undefined;
       const key = field ? SERVER_FIELDS[field] ?? serverFieldFor(field, draft) : undefined;
@@ -300,7 +300,7 @@ export function StepPanel(props: StepPanelProps) {
               steps: w.steps.filter((s) => s.id !== step.id),
               transitions: w.transitions.filter((t) => t.from_step_id !== step.id && t.to_step_id !== step.id),
             });
-            void invalidateLists(client);
+            refreshWorkflow(client, workflow.id);
             setDeleting(false);
             props.onDeleted(step.id);
           }}>

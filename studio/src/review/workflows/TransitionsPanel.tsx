@@ -6,7 +6,7 @@ import { useQueryClient } from '@tanstack/react-query';
 import { request } from '../../api/client.ts';
 import { ErrorNotice } from '../../ui/ErrorNotice.tsx';
 import {
-  TRIGGER_LABELS, TRIGGER_NOTES, invalidateLists, plainError, triggersFor, workflowKey,
+  TRIGGER_LABELS, TRIGGER_NOTES, invalidateLists, plainError, refreshWorkflow, triggersFor, workflowKey,
   type Step, type Transition, type Trigger, type Workflow,
 } from './data.ts';
 
@@ -28,6 +28,8 @@ export const TransitionsPanel = memo(function TransitionsPanel({ workflow, steps
     || (rank.get(a.to_step_id) ?? 0) - (rank.get(b.to_step_id) ?? 0)), [transitions, rank]);
   const [error, setError] = useState<unknown>(null);
   const [removing, setRemoving] = useState<string | null>(null);
+  // The list can fold away to leave the diagram more room (the add form stays).
+  const [open, setOpen] = useState(true);
   const headingId = useId();
   const name = (id: string): string => byId.get(id)?.name ?? 'a missing step';
 
@@ -37,7 +39,7 @@ export const TransitionsPanel = memo(function TransitionsPanel({ workflow, steps
     try {
       await request('DELETE', `/workflows/${encodeURIComponent(workflow.id)}/transitions/${encodeURIComponent(t.id)}`);
       client.setQueryData<Workflow>(workflowKey(workflow.id), (w) => w && { ...w, transitions: w.transitions.filter((x) => x.id !== t.id) });
-      void invalidateLists(client);
+      refreshWorkflow(client, workflow.id);
     } catch (err) {
       setError(plainError(err));
     } finally {
@@ -47,11 +49,18 @@ export const TransitionsPanel = memo(function TransitionsPanel({ workflow, steps
 
   return (
     <section className="wf-transitions" aria-labelledby={headingId}>
-      <h2 id={headingId}>Transitions <span className="muted">({transitions.length})</span></h2>
+      <div className="wf-transitions-head">
+        <h2 id={headingId}>Transitions <span className="muted">({transitions.length})</span></h2>
+        {sorted.length > 0 && (
+          <button type="button" className="btn btn-small btn-ghost" aria-expanded={open} aria-controls={listId} onClick={() => setOpen(!open)}>
+            {open ? 'Hide the list' : 'Show the list'}
+          </button>
+        )}
+      </div>
       {sorted.length === 0 ? (
         <p className="muted" id={listId}>No transitions yet: each step needs one to the step that follows it.</p>
       ) : (
-        <ul className="wf-transition-list" id={listId} aria-label="Transitions">
+        <ul className="wf-transition-list" id={listId} aria-label="Transitions" hidden={!open}>
           {sorted.map((t) => {
             const current = selected !== null && (t.from_step_id === selected || t.to_step_id === selected);
             return (
@@ -105,7 +114,7 @@ function AddTransition({ workflow, steps, order, selected }: { workflow: Workflo
     try {
       const row = await request<Transition>('POST', `/workflows/${encodeURIComponent(workflow.id)}/transitions`, { body: { from_step_id: fromId, to_step_id: to, trigger: when } });
       client.setQueryData<Workflow>(workflowKey(workflow.id), (w) => w && { ...w, transitions: [...w.transitions, row] });
-      void invalidateLists(client);
+      refreshWorkflow(client, workflow.id);
       setAdded(`Added: ${source?.name} ${when} → ${steps.find((s) => s.id === to)?.name}.`);
       setTo('');
     } catch (err) {

@@ -56,7 +56,8 @@ export interface WorkflowRecord {
   date_created: string;
 }
 
-export interface Workflow extends WorkflowRecord { steps: Step[]; transitions: Transition[] }
+/** With its graph, and what keeps the graph from being activated (the server's checks, as at activation). */
+export interface Workflow extends WorkflowRecord { steps: Step[]; transitions: Transition[]; problems: Problem[] }
 export interface WorkflowListRow extends WorkflowRecord { step_count: number }
 
 export const TYPE_LABELS: Record<StepType, string> = {
@@ -72,10 +73,10 @@ export const TYPE_NOTES: Record<StepType, string> = {
 };
 export const TRIGGER_LABELS: Record<Trigger, string> = { approve: 'approve', reject: 'reject', always: 'always', condition: 'condition' };
 export const TRIGGER_NOTES: Record<Trigger, string> = {
-  approve: 'when the step is approved',
-  reject: 'when the step is rejected',
-  always: 'otherwise (after any step that moves on by itself)',
-  condition: 'when the step\'s condition holds',
+  approve: 'when approved',
+  reject: 'when rejected',
+  always: 'otherwise',
+  condition: 'when the condition holds',
 };
 export const ACTION_LABELS: Record<ActionType, string> = {
   promote_version: 'Publish the draft (promote the version)',
@@ -113,6 +114,12 @@ export const workflowListQuery = (q: WorkflowListQuery) => queryOptions({
   queryKey: ['workflows', 'list', q],
   queryFn: ({ signal }) => requestList<WorkflowListRow>('/workflows', { ...q, meta: 'filter_count,total_count' }, signal),
 });
+
+/** After a change of the graph: the cache already holds the change; the workflow is read again for its problems. */
+export function refreshWorkflow(client: QueryClient, id: string): void {
+  void client.invalidateQueries({ queryKey: workflowKey(id) });
+  void invalidateLists(client);
+}
 
 /** Every cached list (its counts and statuses change with any edit). */
 export function invalidateLists(client: QueryClient): Promise<void> {

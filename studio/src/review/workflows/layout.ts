@@ -34,9 +34,12 @@ export const NODE_W = 188;
 export const NODE_H = 70;
 const DUMMY_W = 18;
 const GAP_X = 36;
+/** Between a waypoint and its neighbour: edges may run closer to each other than steps. */
+const GAP_WAYPOINT = 14;
 const GAP_Y = 70;
 const PAD = 24;
 const LOOP = 26;
+const LOOSE_PER_ROW = 3;
 
 interface Vertex { id: string; dummy: boolean; rank: number; pos: number; x: number; w: number }
 interface Chain { t: LayoutTransition; vertices: string[]; reversed: boolean }
@@ -90,6 +93,14 @@ export function layoutGraph(steps: LayoutStep[], transitions: LayoutTransition[]
       indegree.set(next, indegree.get(next)! - 1);
       if (indegree.get(next) === 0) ready.push(next);
     }
+  }
+  // Steps not connected to anything yet (a workflow being built) wait under the graph, a few to a row, instead of
+  // lining up in one endless first rank. A lone start step stays on top.
+  const linked = new Set(edges.flatMap((t) => [t.from, t.to]));
+  const loose = roots.filter((s) => !linked.has(s.id) && !(s.type === 'start' && linked.size === 0 && s === roots[0]));
+  if (loose.length) {
+    const below = linked.size ? Math.max(...[...linked].map((id) => rank.get(id)!)) + 1 : roots[0] && !loose.includes(roots[0]) ? 1 : 0;
+    loose.forEach((s, i) => rank.set(s.id, below + Math.floor(i / LOOSE_PER_ROW)));
   }
 
   // Vertices: the steps, and a waypoint in every rank a transition crosses.
@@ -169,11 +180,12 @@ export function layoutGraph(steps: LayoutStep[], transitions: LayoutTransition[]
   // x: each rank packed, then vertices pulled under (or over) their neighbours, keeping the order and the gaps.
   for (const row of best) {
     let x = 0;
-    for (const id of row) {
+    row.forEach((id, i) => {
       const v = vertices.get(id)!;
+      if (i > 0) x += gap(vertices.get(row[i - 1])!, v);
       v.x = x + v.w / 2;
-      x += v.w + GAP_X;
-    }
+      x += v.w;
+    });
   }
   for (let pass = 0; pass < 4; pass += 1) {
     const downward = pass % 2 === 0;
@@ -181,8 +193,12 @@ export function layoutGraph(steps: LayoutStep[], transitions: LayoutTransition[]
     for (const r of sequence) {
       const row = best[r];
       const neighbours = downward ? up : down;
+      // A step goes under its neighbouring steps (waypoints only when it has no step neighbour), so a chain of
+      // steps stays straight; a waypoint follows its edge.
       const want = row.map((id) => {
-        const ns = neighbours.get(id)!;
+        const all = neighbours.get(id)!;
+        const steps = vertices.get(id)!.dummy ? all : all.filter((n) => !vertices.get(n)!.dummy);
+        const ns = steps.length ? steps : all;
         return ns.length ? ns.reduce((sum, n) => sum + vertices.get(n)!.x, 0) / ns.length : vertices.get(id)!.x;
       });
       packRow(row.map((id) => vertices.get(id)!), want);
@@ -289,16 +305,20 @@ function packRow(row: Vertex[], want: number[]): void {
   const left = new Array<number>(n);
   const right = new Array<number>(n);
   for (let i = 0; i < n; i += 1) {
-    left[i] = i === 0 ? want[0] : Math.max(want[i], left[i - 1] + (row[i - 1].w + row[i].w) / 2 + GAP_X);
+    left[i] = i === 0 ? want[0] : Math.max(want[i], left[i - 1] + (row[i - 1].w + row[i].w) / 2 + gap(row[i - 1], row[i]));
   }
   for (let i = n - 1; i >= 0; i -= 1) {
-    right[i] = i === n - 1 ? want[i] : Math.min(want[i], right[i + 1] - (row[i + 1].w + row[i].w) / 2 - GAP_X);
+    right[i] = i === n - 1 ? want[i] : Math.min(want[i], right[i + 1] - (row[i + 1].w + row[i].w) / 2 - gap(row[i], row[i + 1]));
   }
   for (let i = 0; i < n; i += 1) row[i].x = (left[i] + right[i]) / 2;
   for (let i = 1; i < n; i += 1) {
-    const min = row[i - 1].x + (row[i - 1].w + row[i].w) / 2 + GAP_X;
+    const min = row[i - 1].x + (row[i - 1].w + row[i].w) / 2 + gap(row[i - 1], row[i]);
     if (row[i].x < min) row[i].x = min;
   }
+}
+
+function gap(a: Vertex, b: Vertex): number {
+  return a.dummy || b.dummy ? GAP_WAYPOINT : GAP_X;
 }
 
 /** Crossings between consecutive ranks (pairs of edges whose ends are in opposite orders). */
