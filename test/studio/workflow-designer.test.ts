@@ -236,7 +236,7 @@ describe.skipIf(!HAS_CHROMIUM)('Studio: the workflow designer', () => {
     await checkScreen(page, 'workflow-designer-built');
 
     await page.getByRole('button', { name: 'Activate', exact: true }).click();
-    await page.getByText('This workflow is active, so its steps and transitions cannot be changed.').waitFor();
+    await page.getByText('This workflow is active, so its steps and transitions cannot be changed.', { exact: false }).waitFor();
     expect(await page.getByRole('alert').filter({ hasText: 'cannot be activated' }).count()).toBe(0);
 
     const saved = await api(server, 'GET', `/workflows/${workflowId}`);
@@ -270,6 +270,16 @@ describe.skipIf(!HAS_CHROMIUM)('Studio: the workflow designer', () => {
     await row.waitFor();
     expect(await row.textContent()).toMatch(/Active.*11/);
     await checkScreen(page, 'workflows-list');
+
+    // Deactivated, the graph can be changed again.
+    await row.getByRole('link', { name: 'Editorial review' }).click();
+    await page.getByRole('button', { name: 'Deactivate', exact: true }).click();
+    await page.getByRole('button', { name: 'Activate', exact: true }).waitFor();
+    expect((await api(server, 'GET', `/workflows/${workflowId}`)).active).toBe(false);
+    await select('Legal review');
+    expect(await panel().getByLabel('Name').isDisabled()).toBe(false);
+    await page.getByRole('button', { name: 'Activate', exact: true }).click();
+    await page.getByRole('button', { name: 'Deactivate', exact: true }).waitFor();
     expect(problems).toEqual([]);
   }, 120_000);
 

@@ -65,7 +65,7 @@ export default function DesignerPage({ id }: { id: string }) {
   const schemaError = collections.error ?? fields.error ?? relations.error ?? perms.error ?? globals.error;
   if (schemaError) return <div className="main-pane"><div className="page-body"><ErrorNotice error={schemaError} /></div></div>;
   if (!workflow.data || !schema || !caps.ready) return <div className="main-pane"><Loading label="Loading the workflow" /></div>;
-  return <Designer workflow={workflow.data} schema={schema} canManage={caps.has('workflow:manage')} roles={roles} />;
+  return <Designer key={workflow.data.id} workflow={workflow.data} schema={schema} canManage={caps.has('workflow:manage')} roles={roles} />;
 }
 
 function Designer({ workflow, schema, canManage, roles }: {
@@ -125,6 +125,8 @@ function Designer({ workflow, schema, canManage, roles }: {
     drafts.current.delete(stepId);
     setEdited((prev) => (prev.has(stepId) ? new Set([...prev].filter((x) => x !== stepId)) : prev));
     setSelected(null);
+    // The button that opened the confirmation is gone: the diagram takes the focus.
+    requestAnimationFrame(() => viewport.current?.querySelector<HTMLElement>('[data-step][tabindex="0"]')?.focus());
   }, []);
   // A step deleted elsewhere (or by a refetch) is no longer selected.
   useEffect(() => {
@@ -212,17 +214,10 @@ function Designer({ workflow, schema, canManage, roles }: {
         )}
         {frozen && canManage && (
           <div className="notice notice-warning wf-frozen">
-            <span>This workflow is active, so its steps and transitions cannot be changed. Deactivate it to edit them; drafts already in review go on as they are.</span>
-            <button type="button" className="btn btn-small" onClick={() => void setActive(false)} disabled={activating}>Deactivate</button>
+            <span>This workflow is active, so its steps and transitions cannot be changed. Deactivate it to edit them: new drafts then stop starting it, and drafts already in review go on.</span>
           </div>
         )}
         {!canManage && <div className="notice wf-readonly">You can look at this workflow; changing it needs the workflow:manage permission.</div>}
-        {editedSteps.length > 0 && (
-          <div className="notice notice-warning wf-edited">
-            <span>Unsaved changes on {editedSteps.length === 1 ? 'one step' : `${editedSteps.length} steps`}:</span>
-            {editedSteps.map((s) => <button key={s.id} type="button" className="btn btn-small" onClick={() => select(s.id)}>{s.name}</button>)}
-          </div>
-        )}
       </div>
 
       <div className="wf-designer">
@@ -230,8 +225,14 @@ function Designer({ workflow, schema, canManage, roles }: {
           <div className="toolbar wf-toolbar" role="toolbar" aria-label="Diagram">
             {!readOnly && <button type="button" className="btn btn-small" onClick={() => setAdding(true)}>+ Add step</button>}
             <button type="button" className="btn btn-small" aria-pressed={selected === null} onClick={() => select(null)}>Workflow settings</button>
+            {editedSteps.length > 0 && (
+              <span className="wf-edited" role="group" aria-label="Steps with unsaved changes">
+                <span>Unsaved:</span>
+                {editedSteps.slice(0, 3).map((s) => <button key={s.id} type="button" className="btn btn-small" onClick={() => select(s.id)}>{s.name}</button>)}
+                {editedSteps.length > 3 && <span>and {editedSteps.length - 3} more</span>}
+              </span>
+            )}
             <span className="spacer" />
-            <span className="muted wf-count">{steps.length} steps · {transitions.length} transitions</span>
             <button type="button" className="btn btn-small icon-btn" aria-label="Zoom out" onClick={() => setZoom((z) => ZOOMS[Math.max(0, ZOOMS.indexOf(z) - 1)] ?? 0.5)} disabled={zoom <= ZOOMS[0]}>−</button>
             <span className="wf-zoom" aria-live="polite"><span className="visually-hidden">Zoom </span>{Math.round(zoom * 100)}%</span>
             <button type="button" className="btn btn-small icon-btn" aria-label="Zoom in" onClick={() => setZoom((z) => ZOOMS[Math.min(ZOOMS.length - 1, ZOOMS.indexOf(z) + 1)] ?? 1)} disabled={zoom >= ZOOMS[ZOOMS.length - 1]}>+</button>
@@ -281,7 +282,10 @@ function Designer({ workflow, schema, canManage, roles }: {
 function summarize(s: Step, roles: RoleOption[] | undefined, people: Map<string, Person> | undefined, collection: string): string {
   const who = (): string | null => {
     if (!s.assign_type || !s.assign_value) return null;
-    if (s.assign_type === 'role') return `Role ${roles?.find((r) => r.id === s.assign_value)?.name ?? s.assign_value.slice(0, 8)}`;
+    if (s.assign_type === 'role') {
+      const role = roles?.find((r) => r.id === s.assign_value);
+      return role ? `Role ${role.name}` : 'A role';
+    }
     if (s.assign_type === 'user') {
       const p = people?.get(s.assign_value);
       return p ? personName(p) : 'One user';
@@ -301,7 +305,7 @@ function summarize(s: Step, roles: RoleOption[] | undefined, people: Map<string,
       return n === 0 ? 'No condition' : n === 1 ? '1 condition' : `${n} conditions`;
     }
     case 'action':
-      if (s.action_type === 'update_field') return `Sets ${titleOf(String(s.action_config?.field ?? ''))}`;
+      if (s.action_type === 'update_field') return `Sets ${titleOf(String(s.action_config?.field ?? '')).toLowerCase()}`;
       if (s.action_type === 'send_notification') return s.action_config?.template_id ? `Sends ${String(s.action_config.template_id)}` : 'Sends a notification';
       if (s.action_type === 'promote_version') return 'Publishes the draft';
       return 'No action chosen';

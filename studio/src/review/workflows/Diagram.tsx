@@ -57,7 +57,7 @@ export const Diagram = memo(function Diagram({ steps, transitions, layout, info,
           aria-label={`Diagram of ${steps.length} steps and ${transitions.length} transitions`} aria-describedby={describedBy}>
           <defs>
             {(['approve', 'reject', 'always', 'condition'] as const).map((t) => (
-              <marker key={t} id={`${markerId}-${t}`} viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse">
+              <marker key={t} id={`${markerId}-${t}`} viewBox="0 0 10 10" refX="9" refY="5" markerWidth="10" markerHeight="10" markerUnits="userSpaceOnUse" orient="auto-start-reverse">
                 <path d="M0,0 L10,5 L0,10 z" className={`wf-arrow wf-${t}`} />
               </marker>
             ))}

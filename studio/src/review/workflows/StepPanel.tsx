@@ -277,6 +277,12 @@ export function StepPanel(props: StepPanelProps) {
             </Group>
           )}
         </fieldset>
+        {!readOnly && (
+          <div className="wf-danger">
+            <button type="button" className="btn btn-small btn-ghost wf-delete" onClick={() => setDeleting(true)}>Delete step</button>
+            <span className="field-note">Its transitions go with it.</span>
+          </div>
+        )}
 
         {!readOnly && (
           <div className="wf-panel-foot">
@@ -286,7 +292,6 @@ export function StepPanel(props: StepPanelProps) {
               <button type="submit" className="btn btn-primary" disabled={busy || !dirty}>{busy ? 'Saving…' : 'Save step'}</button>
               <button type="button" className="btn" onClick={discard} disabled={busy || !dirty}>Discard changes</button>
               <span className="wf-saved" role="status">{saved && !dirty ? 'Saved' : ''}</span>
-              <button type="button" className="btn btn-ghost wf-delete" onClick={() => setDeleting(true)}>Delete step</button>
             </div>
           </div>
         )}

@@ -1,7 +1,7 @@
 /** The transitions in words (the diagram's text alternative): from, when, to, in the order of the steps, those of
  * the selected step marked; add one (from, trigger, to: only the triggers its step's type allows) and delete one.
  * Read-only while the graph is frozen or for those who may only look. */
-import { memo, useId, useMemo, useState } from 'react';
+import { memo, useId, useMemo, useRef, useState } from 'react';
 import { useQueryClient } from '@tanstack/react-query';
 import { request } from '../../api/client.ts';
 import { ErrorNotice } from '../../ui/ErrorNotice.tsx';
@@ -31,6 +31,7 @@ export const TransitionsPanel = memo(function TransitionsPanel({ workflow, steps
   // The list can fold away to leave the diagram more room (the add form stays).
   const [open, setOpen] = useState(true);
   const headingId = useId();
+  const sectionRef = useRef<HTMLElement>(null);
   const name = (id: string): string => byId.get(id)?.name ?? 'a missing step';
 
   async function remove(t: Transition): Promise<void> {
@@ -38,8 +39,15 @@ export const TransitionsPanel = memo(function TransitionsPanel({ workflow, steps
     setError(null);
     try {
       await request('DELETE', `/workflows/${encodeURIComponent(workflow.id)}/transitions/${encodeURIComponent(t.id)}`);
+      const at = sorted.findIndex((x) => x.id === t.id);
       client.setQueryData<Workflow>(workflowKey(workflow.id), (w) => w && { ...w, transitions: w.transitions.filter((x) => x.id !== t.id) });
       refreshWorkflow(client, workflow.id);
+      // The focus goes to the Delete button that takes the removed one's place (or the last one, or the form).
+      requestAnimationFrame(() => {
+        const buttons = sectionRef.current?.querySelectorAll<HTMLElement>('.wf-transition .wf-remove');
+        const next = buttons && buttons.length ? buttons[Math.min(at, buttons.length - 1)] : sectionRef.current?.querySelector<HTMLElement>('select');
+        next?.focus();
+      });
     } catch (err) {
       setError(plainError(err));
     } finally {
@@ -48,7 +56,7 @@ export const TransitionsPanel = memo(function TransitionsPanel({ workflow, steps
   }
 
   return (
-    <section className="wf-transitions" aria-labelledby={headingId}>
+    <section className="wf-transitions" aria-labelledby={headingId} ref={sectionRef}>
       <div className="wf-transitions-head">
         <h2 id={headingId}>Transitions <span className="muted">({transitions.length})</span></h2>
         {sorted.length > 0 && (

@@ -40,7 +40,9 @@ export function WorkflowSettings({ workflow, readOnly, filterFields, fields, col
   const body = useMemo(() => ({ name: name.trim(), description: description.trim() || null, trigger_event: event, trigger_filter: filter }),
     // eslint-disable-next-line react-hooks/exhaustive-deps
     [name, description, event, JSON.stringify(filter)]);
-  const savedBody = { name: workflow.name, description: workflow.description || null, trigger_event: workflow.trigger_event, trigger_filter: workflow.trigger_filter ?? null };
+  // The saved filter in the builder's own form ({field: …} comes back as {_and: [{field: …}]}).
+  const savedFilter = useMemo(() => storedFilter(fromApiFilter(workflow.trigger_filter), fields), [workflow.trigger_filter, fields]);
+  const savedBody = { name: workflow.name, description: workflow.description || null, trigger_event: workflow.trigger_event, trigger_filter: savedFilter };
   const dirty = JSON.stringify(body) !== JSON.stringify(savedBody);
   const reportDirty = useRef(onDirty);
   reportDirty.current = onDirty;

@@ -30,7 +30,7 @@ export interface Layout {
   height: number;
 }
 
-export const NODE_W = 188;
+export const NODE_W = 176;
 export const NODE_H = 70;
 const DUMMY_W = 18;
 const GAP_X = 36;
