@@ -234,6 +234,11 @@ describe.skipIf(!HAS_CHROMIUM)('Studio: the workflow designer', () => {
     await page.getByText('Nothing keeps the workflow from running now').waitFor();
     expect(await node('Legal review').textContent()).not.toContain('Problem');
     await checkScreen(page, 'workflow-designer-built');
+    // The list folds away to give the diagram the room.
+    await page.getByRole('button', { name: 'Hide the list' }).click();
+    expect(await page.getByRole('list', { name: 'Transitions' }).count()).toBe(0);
+    await checkScreen(page, 'workflow-designer-built-diagram');
+    await page.getByRole('button', { name: 'Show the list' }).click();
 
     await page.getByRole('button', { name: 'Activate', exact: true }).click();
     await page.getByText('This workflow is active, so its steps and transitions cannot be changed.', { exact: false }).waitFor();

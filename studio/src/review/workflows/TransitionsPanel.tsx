@@ -90,12 +90,14 @@ export const TransitionsPanel = memo(function TransitionsPanel({ workflow, steps
         </ul>
       )}
       {error !== null && <ErrorNotice error={error} title="The transition was not deleted." />}
-      {!readOnly && <AddTransition workflow={workflow} steps={steps} order={order} selected={selected} />}
+      {!readOnly && <AddTransition workflow={workflow} steps={steps} transitions={transitions} order={order} selected={selected} />}
     </section>
   );
 });
 
-function AddTransition({ workflow, steps, order, selected }: { workflow: Workflow; steps: Step[]; order: string[]; selected: string | null }) {
+function AddTransition({ workflow, steps, transitions, order, selected }: {
+  workflow: Workflow; steps: Step[]; transitions: Transition[]; order: string[]; selected: string | null;
+}) {
   const client = useQueryClient();
   const id = useId();
   const ordered = useMemo(() => {
@@ -108,7 +110,8 @@ function AddTransition({ workflow, steps, order, selected }: { workflow: Workflo
   const [to, setTo] = useState('');
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
-  const [added, setAdded] = useState('');
+  // What was added last, said while that transition is still there.
+  const [added, setAdded] = useState<{ id: string; text: string } | null>(null);
   // The selected step is the natural start of a new transition, until one is chosen here.
   const fromId = from || (selected && sources.some((s) => s.id === selected) ? selected : sources[0]?.id ?? '');
   const source = steps.find((s) => s.id === fromId);
@@ -123,7 +126,7 @@ function AddTransition({ workflow, steps, order, selected }: { workflow: Workflo
       const row = await request<Transition>('POST', `/workflows/${encodeURIComponent(workflow.id)}/transitions`, { body: { from_step_id: fromId, to_step_id: to, trigger: when } });
       client.setQueryData<Workflow>(workflowKey(workflow.id), (w) => w && { ...w, transitions: [...w.transitions, row] });
       refreshWorkflow(client, workflow.id);
-      setAdded(`Added: ${source?.name} ${when} → ${steps.find((s) => s.id === to)?.name}.`);
+      setAdded({ id: row.id, text: `Added: ${source?.name} ${when} → ${steps.find((s) => s.id === to)?.name}.` });
       setTo('');
     } catch (err) {
       setError(plainError(err));
@@ -137,7 +140,7 @@ function AddTransition({ workflow, steps, order, selected }: { workflow: Workflo
     <form className="wf-add-transition" aria-label="Add a transition" noValidate onSubmit={(e) => { e.preventDefault(); void add(); }}>
       <div className="field">
         <label htmlFor={`${id}-from`}>From</label>
-        <select id={`${id}-from`} value={fromId} onChange={(e) => { setFrom(e.target.value); setAdded(''); }}>
+        <select id={`${id}-from`} value={fromId} onChange={(e) => { setFrom(e.target.value); setAdded(null); }}>
           {sources.map((s) => <option key={s.id} value={s.id}>{s.name}</option>)}
         </select>
       </div>
@@ -149,13 +152,13 @@ function AddTransition({ workflow, steps, order, selected }: { workflow: Workflo
       </div>
       <div className="field">
         <label htmlFor={`${id}-to`}>To</label>
-        <select id={`${id}-to`} value={to} onChange={(e) => { setTo(e.target.value); setAdded(''); }}>
+        <select id={`${id}-to`} value={to} onChange={(e) => { setTo(e.target.value); setAdded(null); }}>
           <option value="">Choose a step…</option>
           {ordered.map((s) => <option key={s.id} value={s.id}>{s.name}</option>)}
         </select>
       </div>
       <button type="submit" className="btn" disabled={busy || !to || !when}>{busy ? 'Adding…' : 'Add transition'}</button>
-      <span className="wf-saved" role="status">{added}</span>
+      <span className="wf-saved" role="status">{added && transitions.some((t) => t.id === added.id) ? added.text : ''}</span>
       {error !== null && <div className="wf-add-error"><ErrorNotice error={error} title="The transition was not added." /></div>}
     </form>
   );

@@ -233,11 +233,16 @@ export function layoutGraph(steps: LayoutStep[], transitions: LayoutTransition[]
     addPort(c.vertices[0], 'bottom', `${c.t.id}:a`, first.x);
     addPort(c.vertices[c.vertices.length - 1], 'top', `${c.t.id}:b`, last.x);
   }
+  // Labels of edges that leave one side together sit at alternating heights, so neighbours do not cover each other.
+  const labelAt = new Map<string, number>();
   for (const [key, list] of sides) {
     const node = vertices.get(key.slice(0, key.lastIndexOf(':')))!;
     list.sort((a, b) => a.other - b.other);
-    const span = Math.min(node.w - 40, (list.length - 1) * 22);
-    list.forEach((p, i) => ports.set(p.key, node.x - span / 2 + (list.length > 1 ? (span * i) / (list.length - 1) : 0)));
+    const span = Math.min(node.w - 40, (list.length - 1) * 30);
+    list.forEach((p, i) => {
+      ports.set(p.key, node.x - span / 2 + (list.length > 1 ? (span * i) / (list.length - 1) : 0));
+      labelAt.set(p.key, i % 2 === 0 ? 0.3 : 0.66);
+    });
   }
 
   const routes: EdgeRoute[] = [];
@@ -278,8 +283,9 @@ export function layoutGraph(steps: LayoutStep[], transitions: LayoutTransition[]
         d += ` C${a.x},${a.y + bend} ${b.x},${b.y - bend} ${b.x},${b.y}`;
       }
     }
-    // The label sits on the first stretch from the source, a little before its middle.
-    routes.push({ id: c.t.id, back: c.reversed, d, label: bezierPoint(path[0], path[1], c.reversed ? 0.5 : 0.38) });
+    // The label sits on the first stretch from the source (for a back edge, which leaves its source's top, its middle).
+    const at = c.reversed ? 0.5 : labelAt.get(`${c.t.id}:a`) ?? 0.38;
+    routes.push({ id: c.t.id, back: c.reversed, d, label: bezierPoint(path[0], path[1], at) });
   }
   return { nodes, order, edges: routes, width, height };
 }
