@@ -390,6 +390,41 @@ describe.skipIf(!HAS_CHROMIUM)('Studio: the workflow designer', () => {
     expect(report.events, 'Event Timing entries were recorded').toBeGreaterThan(0);
     expect(report.longestTask, JSON.stringify(report)).toBeLessThanOrEqual(100);
     expect(report.longestProcessing, JSON.stringify(report)).toBeLessThanOrEqual(100);
+
+    // Leaving with an unsaved step asks first.
+    await select('Publish');
+    await panel().getByLabel('Name').fill('Publish now');
+    await page.getByRole('navigation', { name: 'Breadcrumb' }).getByRole('link', { name: 'Workflows' }).click();
+    const leave = page.getByRole('dialog', { name: 'Leave without saving?' });
+    await leave.waitFor();
+    expect(await leave.textContent()).toContain('This workflow has changes that are not saved.');
+    await checkScreen(page, 'workflow-leave-unsaved-dialog');
+    await leave.getByRole('button', { name: 'Keep editing' }).click();
+    expect(await panel().getByLabel('Name').inputValue()).toBe('Publish now');
+    await panel().getByRole('button', { name: 'Discard changes' }).click();
+
+    // Deleting a step takes its transitions with it.
+    await select('Stamp status');
+    await panel().getByRole('button', { name: 'Delete step' }).click();
+    const confirmStep = page.getByRole('dialog', { name: 'Delete the step “Stamp status”?' });
+    expect(await confirmStep.textContent()).toContain('Its 2 transitions are deleted with it.');
+    await checkScreen(page, 'workflow-delete-step-dialog');
+    await confirmStep.getByRole('button', { name: 'Delete step' }).click();
+    await expect.poll(() => node('Stamp status').count()).toBe(0);
+    const after = await api(server, 'GET', `/workflows/${wf.id}`);
+    expect(after.steps).toHaveLength(29);
+    expect(after.transitions).toHaveLength(links.length - 2);
+
+    // Deleting the workflow asks for its name.
+    await page.getByRole('navigation', { name: 'Breadcrumb' }).getByRole('link', { name: 'Workflows' }).click();
+    await page.getByRole('button', { name: 'Delete Large review' }).click();
+    const confirm = page.getByRole('dialog', { name: 'Delete the workflow “Large review”?' });
+    expect(await confirm.getByRole('button', { name: 'Delete workflow' }).isDisabled()).toBe(true);
+    await confirm.getByLabel(/Type .* to confirm/).fill('Large review');
+    await checkScreen(page, 'workflow-delete-dialog');
+    await confirm.getByRole('button', { name: 'Delete workflow' }).click();
+    await expect.poll(() => page.getByRole('link', { name: 'Large review' }).count()).toBe(0);
+    expect((await server.t.req('GET', `/workflows/${wf.id}`)).status).toBe(404);
     expect(problems).toEqual([]);
   }, 90_000);
 });
