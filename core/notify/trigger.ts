@@ -77,25 +77,63 @@ export async function triggerNotification(services: ConfigPort & DatabasePort & 
   const metadata = raw.metadata ?? null;
   if (metadata !== null && !isObject(metadata)) throw new InvalidPayloadError('"metadata" must be an object', { field: 'metadata' });
   const scheduledAt = parseScheduledAt(raw.scheduled_at, Date.now());
-  const override = parseChannels(raw.channels);
+  const channels = parseChannels(raw.channels);
 
   const db = services.database.db;
+  const prepared = await prepareTemplateSend(db, services.config.secret, {
+    templateId, recipients, cc, bcc, variables, locale: typeof raw.locale === 'string' ? raw.locale : null, channels,
+  });
+  return inTransaction(db, async (trx: Transaction<any>) => {
+    const { ids, pending } = await writeTemplateSend(trx, prepared, { sender: ctx.accountability.user ?? null, scheduledAt, metadata });
+    if (pending) wakeAfterCommit(trx, services.queue);
+    return ids;
+  });
+}
+
+/** A send of a template, checked (published, variables, a content per channel) and rendered per channel. */
+export interface PreparedSend {
+  template: TemplateRow;
+  locale: string;
+  variables: Record<string, unknown>;
+  cc: string[];
+  bcc: string[];
+  plans: { channel: Channel; inbox: boolean; copies: boolean; content: ContentRow; rendered: Rendered; to: string[] }[];
+}
+
+export interface TemplateSendInput {
+  templateId: string;
+  /** Email addresses or user ids. */
+  recipients: string[];
+  cc?: string[];
+  bcc?: string[];
+  variables: Record<string, unknown>;
+  /** null: the default locale of the settings. */
+  locale?: string | null;
+  /** null: the template's channels (else the settings' default channels). */
+  channels?: Channel[] | null;
+}
+
+/** Reads, checks and renders a template send in `db` (POST /notify/trigger, and a workflow's send_notification
+ * step inside its own transaction); nothing is written. */
+export async function prepareTemplateSend(db: Executor, secret: string, input: TemplateSendInput): Promise<PreparedSend> {
+  const { templateId, recipients, variables } = input;
   const [template] = await run<TemplateRow>(db, `select t.id, t.channels, t.cc_admin, t.variables_schema, t.layout_id, t.status,
       l.content as layout_content, l.variables_schema as layout_schema
     from svc_notify_templates t left join svc_notify_layouts l on l.id = t.layout_id where t.id = $1`, [templateId]);
   if (!template) throw new InvalidPayloadError(`Template "${templateId}" doesn't exist`, { field: 'template_id' });
   if (template.status !== 'published') throw new InvalidPayloadError(`Template "${templateId}" is ${template.status}: only published templates can be triggered`, { field: 'template_id' });
-  const settings = await readSendSettings(db, services.config.secret);
-  const locale = typeof raw.locale === 'string' ? raw.locale : settings.default_locale;
+  const settings = await readSendSettings(db, secret);
+  const locale = input.locale ?? settings.default_locale;
   const own = parseJsonColumn(template.channels);
-  const channels = override ?? parseChannels(Array.isArray(own) && own.length ? own : settings.default_channels ?? ['email']) ?? ['email'];
+  const channels = input.channels ?? parseChannels(Array.isArray(own) && own.length ? own : settings.default_channels ?? ['email']) ?? ['email'];
 
   validateVariables(template.id, parseJsonColumn(template.variables_schema), variables);
   if (template.layout_id) validateVariables(`layout:${template.layout_id}`, parseJsonColumn(template.layout_schema), variables);
   const who = await resolveRecipients(db, recipients, channels.some((c) => channelRecord(c).recipients.needsUsers));
+  const cc = input.cc ?? [];
   const ccAll = template.cc_admin ? [...new Set([...cc, ...settings.admin_emails])] : cc;
 
-  const plans: { channel: Channel; inbox: boolean; copies: boolean; content: ContentRow; rendered: Rendered; to: string[] }[] = [];
+  const plans: PreparedSend['plans'] = [];
   for (const channel of channels) {
     const record = channelRecord(channel);
     const content = await selectContent(db, template.id, channel, locale);
@@ -109,30 +147,34 @@ export async function triggerNotification(services: ConfigPort & DatabasePort & 
     const to = record.recipients.of(who, recipients);
     plans.push({ channel, inbox: record.delivery.kind === 'inbox', copies: record.message.copies, content, rendered, to });
   }
+  return { template, locale, variables, cc: ccAll, bcc: input.bcc ?? [], plans };
+}
 
-  return inTransaction(db, async (trx: Transaction<any>) => {
-    const ids: number[] = [];
-    let pending = false;
-    for (const p of plans) {
-      if (p.inbox && scheduledAt === null) {
-        const { logId } = await deliverInApp(trx, {
-          recipients: p.to, subject: p.rendered.subject || template.id, message: p.rendered.content, sender: ctx.accountability.user ?? null,
-          log: { template_id: template.id, provider_id: p.content.provider_id, locale, variables, metadata },
-        });
-        if (logId !== null) ids.push(logId);
-        continue;
-      }
-      const [row] = await run<{ id: number }>(trx, `insert into svc_notify_logs (status, template_id, channel, provider_id, recipients, cc, bcc,
-          locale, variables, subject_rendered, content_rendered, scheduled_at, metadata)
-        values ('pending', $1, $2, $3, $4::json, $5::json, $6::json, $7, $8::json, $9, $10, $11, $12::json) returning id`,
-      [template.id, p.channel, p.content.enabled ? p.content.provider_id : null, JSON.stringify(p.to),
-        p.copies && ccAll.length ? JSON.stringify(ccAll) : null, p.copies && bcc.length ? JSON.stringify(bcc) : null,
-        locale, JSON.stringify(variables), p.inbox ? p.rendered.subject || template.id : p.rendered.subject, p.rendered.content,
-        scheduledAt, metadata === null ? null : JSON.stringify(metadata)]);
-      ids.push(row.id);
-      pending = true;
+/** Writes a prepared send in `trx`: one log per channel; immediate in-app sends delivered at once. `pending` tells
+ * whether logs wait for the notify worker (the caller wakes it after the commit, or its scan finds them). */
+export async function writeTemplateSend(trx: Executor, prepared: PreparedSend, opts: { sender: string | null; scheduledAt: Date | null; metadata: unknown }): Promise<{ ids: number[]; pending: boolean }> {
+  const { template, locale, variables, cc, bcc } = prepared;
+  const { scheduledAt, metadata } = opts;
+  const ids: number[] = [];
+  let pending = false;
+  for (const p of prepared.plans) {
+    if (p.inbox && scheduledAt === null) {
+      const { logId } = await deliverInApp(trx, {
+        recipients: p.to, subject: p.rendered.subject || template.id, message: p.rendered.content, sender: opts.sender,
+        log: { template_id: template.id, provider_id: p.content.provider_id, locale, variables, metadata },
+      });
+      if (logId !== null) ids.push(logId);
+      continue;
     }
-    if (pending) wakeAfterCommit(trx, services.queue);
-    return ids;
-  });
+    const [row] = await run<{ id: number }>(trx, `insert into svc_notify_logs (status, template_id, channel, provider_id, recipients, cc, bcc,
+        locale, variables, subject_rendered, content_rendered, scheduled_at, metadata)
+      values ('pending', $1, $2, $3, $4::json, $5::json, $6::json, $7, $8::json, $9, $10, $11, $12::json) returning id`,
+    [template.id, p.channel, p.content.enabled ? p.content.provider_id : null, JSON.stringify(p.to),
+      p.copies && cc.length ? JSON.stringify(cc) : null, p.copies && bcc.length ? JSON.stringify(bcc) : null,
+      locale, JSON.stringify(variables), p.inbox ? p.rendered.subject || template.id : p.rendered.subject, p.rendered.content,
+      scheduledAt, metadata === null || metadata === undefined ? null : JSON.stringify(metadata)]);
+    ids.push(row.id);
+    pending = true;
+  }
+  return { ids, pending };
 }

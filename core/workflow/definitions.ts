@@ -4,9 +4,10 @@ import { randomUUID } from 'node:crypto';
 import { hasAppPermission, requireAppPermission } from '../access/app-permissions.ts';
 import type { ServiceContext } from '../context.ts';
 import { inTransaction, run, type Executor } from '../db/database.ts';
-import { ForbiddenError, NotFoundError } from '../errors.ts';
+import { ForbiddenError, InvalidQueryError, NotFoundError } from '../errors.ts';
 import { FILTER_OPERATORS } from '../query/types.ts';
 import { body, invalid, isObject, oneOf, pathId, text, type Body } from './input.ts';
+import { graphProblems, type GraphProblem } from './problems.ts';
 import { TRIGGER_EVENTS, type StepRow, type TransitionRow, type WorkflowRow } from './types.ts';
 
 const WORKFLOW_FIELDS = ['name', 'description', 'collection', 'trigger_event', 'trigger_filter'] as const;
@@ -44,19 +45,57 @@ export async function getWorkflow(db: Executor, id: string, lock = false): Promi
   return row;
 }
 
-export async function listWorkflows(ctx: ServiceContext): Promise<WorkflowRow[]> {
-  await requireView(ctx);
-  return run<WorkflowRow>(ctx.db, 'select * from svc_workflows order by name, id');
+/** GET /workflows' query: `search` (in the name and the collection), `limit` (QUERY_LIMIT_DEFAULT by default, -1
+ * for all, at most QUERY_LIMIT_MAX), `page` or `offset`, and `meta` (total_count, filter_count) as for items. */
+export interface WorkflowListQuery { search?: string; limit?: string; page?: string; offset?: string; meta?: string }
+
+export interface WorkflowListRow extends WorkflowRow { step_count: number }
+
+function whole(value: string | undefined, name: string, min: number): number | undefined {
+  if (value === undefined || value === '') return undefined;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < min) throw new InvalidQueryError(`"${name}" must be an integer of at least ${min}.`);
+  return n;
 }
 
-export interface WorkflowDetail extends WorkflowRow { steps: StepRow[]; transitions: TransitionRow[] }
+/** Workflows by name, a page at a time, each with its number of steps. */
+export async function listWorkflows(ctx: ServiceContext, query: WorkflowListQuery = {}): Promise<{ data: WorkflowListRow[]; meta?: Record<string, number> }> {
+  await requireView(ctx);
+  const limit = whole(query.limit, 'limit', -1) ?? ctx.config.queryLimitDefault;
+  const max = ctx.config.queryLimitMax;
+  if (max >= 0 && (limit === -1 || limit > max)) throw new InvalidQueryError(`"limit" may not exceed ${max}.`);
+  const page = whole(query.page, 'page', 1);
+  const offset = whole(query.offset, 'offset', 0) ?? (page !== undefined && limit > 0 ? (page - 1) * limit : 0);
+  const search = query.search?.trim() ? `%${query.search.trim().replace(/[\\%_]/g, (c) => `\\${c}`)}%` : null;
+  const where = search ? 'where w.name ilike $1 or w.collection ilike $1' : '';
+  const params: unknown[] = search ? [search] : [];
+  const paging = [...params, ...(limit >= 0 ? [limit] : []), offset];
+  const limitSql = limit >= 0 ? ` limit $${params.length + 1}` : '';
+  const rows = await run<WorkflowListRow>(ctx.db, `select w.*, (select count(*) from svc_workflow_steps s where s.workflow_id = w.id)::int as step_count
+    from svc_workflows w ${where} order by w.name, w.id${limitSql} offset $${paging.length}`, paging);
+  const wanted = (query.meta ?? '').split(',').map((m) => m.trim());
+  if (!wanted.some((m) => m === '*' || m === 'total_count' || m === 'filter_count')) return { data: rows };
+  const meta: Record<string, number> = {};
+  if (wanted.includes('*') || wanted.includes('total_count')) {
+    const [all] = await run<{ n: number }>(ctx.db, 'select count(*)::int as n from svc_workflows');
+    meta.total_count = all.n;
+  }
+  if (wanted.includes('*') || wanted.includes('filter_count')) {
+    const [found] = await run<{ n: number }>(ctx.db, `select count(*)::int as n from svc_workflows w ${where}`, params);
+    meta.filter_count = found.n;
+  }
+  return { data: rows, meta };
+}
+
+/** A workflow with its graph, and what keeps the graph from being activated (empty when it can be). */
+export interface WorkflowDetail extends WorkflowRow { steps: StepRow[]; transitions: TransitionRow[]; problems: GraphProblem[] }
 
 export async function readWorkflow(ctx: ServiceContext, id: string): Promise<WorkflowDetail> {
   await requireView(ctx);
   const workflow = await getWorkflow(ctx.db, id);
   const steps = await run<StepRow>(ctx.db, 'select * from svc_workflow_steps where workflow_id = $1 order by sort_order, key', [workflow.id]);
   const transitions = await run<TransitionRow>(ctx.db, 'select * from svc_workflow_transitions where workflow_id = $1 order by id', [workflow.id]);
-  return { ...workflow, steps, transitions };
+  return { ...workflow, steps, transitions, problems: graphProblems(steps, transitions) };
 }
 
 function workflowValues(ctx: ServiceContext, b: Body, create: boolean): Record<string, unknown> {

@@ -11,6 +11,7 @@ import { InvalidPayloadError } from '../errors.ts';
 import { updateItem } from '../items/write/index.ts';
 import { promoteVersion } from '../versions/promote.ts';
 import { adminUsers, stepAssignees } from './assignees.ts';
+import { prepareTemplateSend, writeTemplateSend } from '../notify/trigger.ts';
 import { notifyUsers } from './notify.ts';
 import { matchesFilter, readSubject, type Subject } from './subject.ts';
 import type { InstanceRow, InstanceStepRow, StepRow, TransitionRow, TransitionTrigger } from './types.ts';
@@ -121,6 +122,12 @@ async function conditionTarget(r: EngineRun, s: StepRow): Promise<{ holds: boole
 
 const WAIT = Symbol('wait');
 
+/** What an action step records as its result (svc_workflow_instance_steps.result holds 16 characters, fewer than
+ * "send_notification"). */
+const ACTION_RESULTS: Record<NonNullable<StepRow['action_type']>, string> = {
+  promote_version: 'promoted', send_notification: 'notified', update_field: 'updated',
+};
+
 /** Runs a step: WAIT for an approval, else the step to go to next (null: none). */
 async function enter(r: EngineRun, s: StepRow, rejected: boolean): Promise<string | null | typeof WAIT> {
   await run(r.trx, 'update svc_workflow_instances set current_step_id = $2 where id = $1', [r.instance.id, s.id]);
@@ -145,7 +152,7 @@ async function enter(r: EngineRun, s: StepRow, rejected: boolean): Promise<strin
     }
     case 'action':
       await runAction(r, s);
-      await recordStep(r, s, 'approved', s.action_type);
+      await recordStep(r, s, 'approved', s.action_type ? ACTION_RESULTS[s.action_type] : null);
       break;
     default:
       await recordStep(r, s, 'approved', null);
@@ -162,6 +169,22 @@ async function notify(r: EngineRun, s: StepRow, recipients: string[], config: Re
   });
 }
 
+/** A notification template sent through its channels to the step's recipients, in the engine's transaction (a
+ * template that cannot be sent fails the move). Its variables: `collection`, `item`, `version`, `instance`,
+ * `step` (the step's name) and `values` (the item merged with the draft). Logs that wait for a worker (email,
+ * chat) are found by its scan (NOTIFY_SCAN_INTERVAL). */
+async function sendTemplate(r: EngineRun, s: StepRow, templateId: string, recipients: string[]): Promise<void> {
+  if (recipients.length === 0) return;
+  const item = r.version?.item ?? r.instance.item;
+  const variables = {
+    collection: r.instance.collection, item, version: r.version?.id ?? null, instance: r.instance.id, step: s.name, values: await subjectOf(r),
+  };
+  const prepared = await prepareTemplateSend(r.trx, r.ctx.config.secret, { templateId, recipients: [...new Set(recipients)], variables });
+  await writeTemplateSend(r.trx, prepared, {
+    sender: r.actor, scheduledAt: null, metadata: { source: 'workflow', collection: r.instance.collection, item, instance: r.instance.id },
+  });
+}
+
 async function runAction(r: EngineRun, s: StepRow): Promise<void> {
   switch (s.action_type) {
     case 'promote_version':
@@ -171,7 +194,9 @@ async function runAction(r: EngineRun, s: StepRow): Promise<void> {
       const config = s.action_config;
       const recipients = s.assign_value ? await stepAssignees(r.trx, s, await subjectOf(r)) : [];
       if (Array.isArray(config?.recipients)) recipients.push(...config.recipients.filter((x): x is string => typeof x === 'string'));
-      await notify(r, s, recipients.length ? recipients : r.instance.started_by ? [r.instance.started_by] : [], config);
+      const to = recipients.length ? recipients : r.instance.started_by ? [r.instance.started_by] : [];
+      if (typeof config?.template_id === 'string') await sendTemplate(r, s, config.template_id, to);
+      else await notify(r, s, to, config);
       return;
     }
     case 'update_field': {

@@ -45,6 +45,8 @@ async function checkStep(ctx: ServiceContext, db: Executor, workflow: WorkflowRo
       if (typeof field !== 'string' || !Object.hasOwn(config!, 'value')) throw invalid('update_field needs "action_config" {field, value}.', 'action_config');
       const f = ctx.schema.collections[workflow.collection]?.fields[field];
       if (!f || f.alias || f.isPrimaryKey) throw invalid(`Field "${field}" cannot be updated in "${workflow.collection}".`, 'action_config');
+    } else if (action === 'send_notification') {
+      await checkNotificationConfig(db, merged.action_config as Record<string, unknown> | null);
     }
   } else if (merged.action_type) {
     throw invalid('"action_type" is only for action steps.', 'action_type');
@@ -64,6 +66,27 @@ async function checkStep(ctx: ServiceContext, db: Executor, workflow: WorkflowRo
   const timeoutAction = merged.timeout_action;
   if ((minutes === null) !== (timeoutAction === null)) throw invalid('"timeout_minutes" and "timeout_action" go together.', 'timeout_action');
   if (minutes !== null && type !== 'approval') throw invalid('Only approval steps have a timeout.', 'timeout_minutes');
+}
+
+/** send_notification's action_config: an optional `template_id` (an existing notification template, sent to the
+ * step's recipients through its channels; it must be published when the step runs), or an in-app `subject` and
+ * `message`; optional `recipients` (user ids) beside the step's assignees. */
+async function checkNotificationConfig(db: Executor, config: Record<string, unknown> | null): Promise<void> {
+  if (!config) return;
+  for (const key of Object.keys(config)) {
+    if (!['template_id', 'subject', 'message', 'recipients'].includes(key)) throw invalid(`send_notification's "action_config" has no "${key}".`, 'action_config');
+  }
+  for (const key of ['subject', 'message'] as const) {
+    if (config[key] !== undefined && config[key] !== null && typeof config[key] !== 'string') throw invalid(`"action_config.${key}" must be a string.`, 'action_config');
+  }
+  const recipients = config.recipients;
+  if (recipients !== undefined && recipients !== null && (!Array.isArray(recipients) || !recipients.every((r) => isUuid(r)))) {
+    throw invalid('"action_config.recipients" must be a list of user ids.', 'action_config');
+  }
+  const template = config.template_id;
+  if (template === undefined || template === null) return;
+  const [found] = typeof template === 'string' ? await run(db, 'select 1 from svc_notify_templates where id = $1', [template]) : [];
+  if (!found) throw invalid(`Notification template "${String(template).slice(0, 64)}" does not exist.`, 'action_config');
 }
 
 function stepValues(b: Body, create: boolean): Record<string, unknown> {

@@ -9,7 +9,9 @@ import { serviceContext } from '../http/context.ts';
 import type { AppEnv } from '../http/env.ts';
 
 export function mountWorkflowRoutes(app: Hono<AppEnv>): void {
-  app.get('/workflows', async (c) => c.json({ data: await listWorkflows(await serviceContext(c)) }));
+  app.get('/workflows', async (c) => c.json(await listWorkflows(await serviceContext(c), {
+    search: c.req.query('search'), limit: c.req.query('limit'), page: c.req.query('page'), offset: c.req.query('offset'), meta: c.req.query('meta'),
+  })));
   app.post('/workflows', async (c) => c.json({ data: await createWorkflow(await serviceContext(c), await readJson(c)) }));
   app.get('/workflows/:id', async (c) => c.json({ data: await readWorkflow(await serviceContext(c), c.req.param('id')) }));
   app.patch('/workflows/:id', async (c) => c.json({ data: await updateWorkflow(await serviceContext(c), c.req.param('id'), await readJson(c)) }));

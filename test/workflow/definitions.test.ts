@@ -64,6 +64,24 @@ describe('workflows', () => {
     expect(row).toEqual({ name: 'perm', active: false });
   });
 
+  it('list: pages, search in name and collection, meta counts, the number of steps of each', async () => {
+    const made: string[] = [];
+    for (const name of ['Paged A', 'Paged B', 'Paged C']) {
+      made.push((await buildWorkflow(t, { name, steps: [{ key: 'start', type: 'start' }, { key: 'end', type: 'end' }], transitions: [], activate: false })).id);
+    }
+    const first = await t.req('GET', '/workflows?search=paged&limit=2&page=1&meta=total_count,filter_count', undefined, { token: 'viewer' });
+    expect(first.status).toBe(200);
+    expect(first.body.data.map((w: any) => [w.name, w.step_count])).toEqual([['Paged A', 2], ['Paged B', 2]]);
+    expect(first.body.meta).toEqual({ total_count: await count('svc_workflows'), filter_count: 3 });
+    const second = await t.req('GET', '/workflows?search=PAGED&limit=2&page=2', undefined, { token: 'viewer' });
+    expect(second.body.data.map((w: any) => w.name)).toEqual(['Paged C']);
+    expect(second.body.meta).toBeUndefined();
+    expect((await t.req('GET', '/workflows?search=docs&limit=-1')).body.data.length).toBe(await count('svc_workflows'));
+    expect((await t.req('GET', '/workflows?search=50%25_off')).body.data).toEqual([]);
+    for (const bad of ['limit=x', 'limit=-2', 'page=0', 'offset=-1']) expect((await t.req('GET', `/workflows?${bad}`)).status, bad).toBe(400);
+    for (const id of made) await t.req('DELETE', `/workflows/${id}`);
+  });
+
   it('bad input: 400 INVALID_PAYLOAD, nothing written', async () => {
     const before = await count('svc_workflows');
     const cases: [unknown, RegExp][] = [
@@ -165,6 +183,46 @@ describe('activate', () => {
     expect(message(res)).toMatch(/Approval step "review" has no assignees/);
     const [rows] = await q(t, 'select count(*)::int as n from svc_workflows where active and id = any($1::uuid[])', [[noStart.id, twoStarts.id, unreachable.id, unassigned.id]]);
     expect(rows.n).toBe(0);
+  });
+
+  it('names each problem in extensions.problems, with the key of the step it is about, beside the joined message', async () => {
+    const wf = await buildWorkflow(t, {
+      name: 'problems',
+      steps: [
+        { key: 'start', type: 'start' }, { key: 'review', type: 'approval' }, { key: 'tell', type: 'notification' },
+        { key: 'route', type: 'condition' }, { key: 'end', type: 'end' },
+      ],
+      transitions: [['start', 'review', 'always'], ['review', 'tell', 'approve'], ['tell', 'route', 'always']],
+      activate: false,
+    });
+    const res = await activate(wf.id);
+    expect(res.status).toBe(400);
+    const [error] = res.body.errors;
+    expect(error.extensions).toEqual({
+      code: 'INVALID_PAYLOAD',
+      reason: 'graph_problems',
+      problems: [
+        { message: 'Approval step "review" has no assignees.', step: 'review' },
+        { message: 'Notification step "tell" has no recipients.', step: 'tell' },
+        { message: 'Condition step "route" has no condition.', step: 'route' },
+        { message: 'No end step is reachable from the start step.' },
+      ],
+    });
+    expect(error.message).toBe(`Invalid payload. ${error.extensions.problems.map((p: { message: string }) => p.message).join(' ')}`);
+    // The same list comes with the workflow, for a designer to show before and after an attempt.
+    expect((await t.req('GET', `/workflows/${wf.id}`, undefined, { token: 'viewer' })).body.data.problems).toEqual(error.extensions.problems);
+    // Two start steps: a problem of the graph as a whole (no step key).
+    const twoStarts = await buildWorkflow(t, { name: 'problems-2', steps: [{ key: 'a', type: 'start' }, { key: 'b', type: 'start' }, { key: 'end', type: 'end' }], transitions: [['a', 'end', 'always']], activate: false });
+    expect((await activate(twoStarts.id)).body.errors[0].extensions.problems).toEqual([{ message: 'A workflow needs exactly one start step (it has 2).' }]);
+    // Fixed, the same workflow activates.
+    await t.req('PATCH', `/workflows/${wf.id}/steps/${wf.steps.review}`, { assign_type: 'user', assign_value: reviewer });
+    await t.req('PATCH', `/workflows/${wf.id}/steps/${wf.steps.tell}`, { assign_type: 'role', assign_value: reviewers });
+    await t.req('PATCH', `/workflows/${wf.id}/steps/${wf.steps.route}`, { options: { condition: { category: { _eq: 'news' } } } });
+    await t.req('POST', `/workflows/${wf.id}/transitions`, { from_step_id: wf.steps.route, to_step_id: wf.steps.end, trigger: 'always' });
+    expect((await t.req('GET', `/workflows/${wf.id}`)).body.data.problems).toEqual([]);
+    const ok = await activate(wf.id);
+    expect(ok.status, JSON.stringify(ok.body)).toBe(200);
+    expect(ok.body.data.active).toBe(true);
   });
 
   it('activates a valid graph; an active graph is frozen until deactivated', async () => {

@@ -145,6 +145,47 @@ describe('notification and action steps', () => {
     const { instance } = await submitted({ title: 'Dynamic', reviewer: users.r2 });
     expect((await activeStep(t, instance.id)).assignees).toEqual([users.r2]);
   });
+
+  it('send_notification with a template sends it through its channels to the step\'s recipients, rendered with the item', async () => {
+    const inapp = (await t.req('POST', '/notify/providers', { name: 'inbox', channel: 'inapp', config: {}, is_primary: true, enabled: true })).body.data;
+    const provider = typeof inapp === 'object' ? inapp.id : inapp;
+    expect((await t.req('POST', '/notify/templates', { id: 'wf-heads-up', name: 'Heads up', channels: ['inapp'], status: 'published' })).status).toBe(200);
+    expect((await t.req('POST', '/notify/templates/wf-heads-up/contents', {
+      provider_id: provider, active: true, subject: '{{step}}: {{values.title}}', content: 'On {{collection}} {{item}}',
+    })).status).toBe(200);
+    // A template that does not exist is refused when the step is written.
+    const bare = await buildWorkflow(t, { name: 'tpl-check', steps: [], transitions: [], activate: false });
+    const missing = await t.req('POST', `/workflows/${bare.id}/steps`, { key: 'tell', type: 'action', action_type: 'send_notification', action_config: { template_id: 'nope' } });
+    expect(missing.status).toBe(400);
+    expect(missing.body.errors[0]).toMatchObject({ message: expect.stringMatching(/template "nope" does not exist/), extensions: { field: 'action_config' } });
+    expect((await t.req('POST', `/workflows/${bare.id}/steps`, { key: 'tell', type: 'action', action_type: 'send_notification', action_config: { template: 'x' } })).status).toBe(400);
+
+    await buildWorkflow(t, {
+      name: 'templated',
+      steps: [
+        { key: 'start', type: 'start' },
+        { key: 'tell', name: 'Tell the lead', type: 'action', action_type: 'send_notification', assign_type: 'user', assign_value: users.lead, action_config: { template_id: 'wf-heads-up' } },
+        { key: 'review', type: 'approval', assign_type: 'user', assign_value: users.r1 },
+        { key: 'done', type: 'end' },
+      ],
+      transitions: [['start', 'tell', 'always'], ['tell', 'review', 'always'], ['review', 'done', 'approve']],
+    });
+    const { res } = await submitted({ title: 'Templated' });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    const notes = await q(t, 'select subject, message, sender from svc_notifications where recipient = $1', [users.lead]);
+    expect(notes).toEqual([{ subject: 'Tell the lead: Templated', message: `On docs ${DOC}`, sender: users.editor }]);
+    const [log] = await q(t, "select template_id, channel, status from svc_notify_logs where template_id = 'wf-heads-up'");
+    expect(log).toEqual({ template_id: 'wf-heads-up', channel: 'inapp', status: 'sent' });
+
+    // A template that is no longer published fails the move: the submit is refused and nothing of it is kept.
+    expect((await t.req('PATCH', '/notify/templates/wf-heads-up', { status: 'draft' })).status).toBe(200);
+    const version = await draft(t, 'editor', { title: 'Not sent' });
+    const refused = await submit(t, 'editor', version);
+    expect(refused.status).toBe(400);
+    expect(refused.body.errors[0].message).toMatch(/only published templates/);
+    expect(await versionStatus(t, version)).toBe('draft');
+    expect(await instanceOf(t, version)).toBeUndefined();
+  });
 });
 
 describe('starting', () => {

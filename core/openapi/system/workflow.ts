@@ -1,10 +1,12 @@
 /** Workflow definitions, the reviewers' inbox and instance actions (functions/routes/workflow*.ts). */
 import { operation } from '../operation.ts';
-import type { SchemaObject } from '../types.ts';
-import { arrayOf, endpoint, freeObject, pathParam, type Endpoint, type SystemContext } from './endpoint.ts';
+import { PARAMETERS } from '../components.ts';
+import type { ParameterObject, ResponseObject, SchemaObject } from '../types.ts';
+import { arrayOf, endpoint, freeObject, listOf, pathParam, type Endpoint, type SystemContext } from './endpoint.ts';
 
 const str: SchemaObject = { type: 'string' };
 const tag = 'Workflows';
+const LIST_QUERY: ParameterObject[] = [PARAMETERS.Search, PARAMETERS.Limit, PARAMETERS.Page, PARAMETERS.Offset, PARAMETERS.Meta];
 
 export function workflowEndpoints(ctx: SystemContext): Endpoint[] {
   const workflow = ctx.record('svc_workflows');
@@ -17,13 +19,45 @@ export function workflowEndpoints(ctx: SystemContext): Endpoint[] {
   const task: SchemaObject = freeObject('A review task: id, step_id, instance_id, workflow_name, step_name, collection, item_id, version_id, status, activated_at, timeout_at, actions_available');
   const tasks: SchemaObject = { type: 'object', properties: { data: arrayOf(task), meta: { type: 'object', properties: { total_count: { type: 'integer' } } } } };
   const comment: SchemaObject = { type: 'object', properties: { comment: str } };
+  const problem: SchemaObject = {
+    type: 'object', required: ['message'],
+    properties: { message: str, step: { type: 'string', description: 'Key of the step the problem is about' } },
+  };
+  const activationRefused: ResponseObject = {
+    description: 'Invalid payload, or a graph that cannot run (extensions.problems)',
+    content: { 'application/json': { schema: {
+      type: 'object', required: ['errors'],
+      properties: { errors: arrayOf({
+        type: 'object', required: ['message', 'extensions'],
+        properties: {
+          message: str,
+          extensions: {
+            type: 'object', required: ['code'], additionalProperties: true,
+            properties: { code: str, reason: { type: 'string', description: 'graph_problems when the graph cannot run' }, problems: arrayOf(problem) },
+          },
+        },
+      }) },
+    } } },
+  };
   const out: Endpoint[] = [
-    endpoint('get', '/workflows', operation({ id: 'readWorkflows', summary: 'List workflows', tag, data: arrayOf(workflow) })),
+    endpoint('get', '/workflows', operation({
+      id: 'readWorkflows', summary: 'List workflows', tag, raw: true, parameters: LIST_QUERY,
+      description: 'Workflows by name, each with `step_count` (its number of steps). `search` looks in the name and the collection; `limit` defaults to QUERY_LIMIT_DEFAULT.',
+      data: listOf(workflow),
+    })),
     endpoint('post', '/workflows', operation({ id: 'createWorkflow', summary: 'Create a workflow', tag, body: workflow, data: workflow })),
-    endpoint('get', '/workflows/{id}', operation({ id: 'readWorkflow', summary: 'Read a workflow with its steps and transitions', tag, parameters: [id], data: freeObject(), pathParams: true })),
+    endpoint('get', '/workflows/{id}', operation({
+      id: 'readWorkflow', summary: 'Read a workflow with its steps and transitions', tag, parameters: [id], pathParams: true,
+      description: '`problems` lists what keeps the graph from being activated (as the activation refusal does; empty when it can be).',
+      data: { type: 'object', additionalProperties: true, properties: { steps: arrayOf(step), transitions: arrayOf(transition), problems: arrayOf(problem) } },
+    })),
     endpoint('patch', '/workflows/{id}', operation({ id: 'updateWorkflow', summary: 'Update a workflow', tag, parameters: [id], body: workflow, data: workflow, pathParams: true })),
     endpoint('delete', '/workflows/{id}', operation({ id: 'deleteWorkflow', summary: 'Delete a workflow', tag, parameters: [id], status: 204, pathParams: true })),
-    endpoint('post', '/workflows/{id}/activate', operation({ id: 'activateWorkflow', summary: 'Activate a workflow', tag, parameters: [id], data: workflow, pathParams: true })),
+    endpoint('post', '/workflows/{id}/activate', operation({
+      id: 'activateWorkflow', summary: 'Activate a workflow', tag, parameters: [id], data: workflow, pathParams: true,
+      description: 'Refused (400 INVALID_PAYLOAD, `extensions.reason` graph_problems) while the graph cannot run; `extensions.problems` lists each problem with the key of the step it is about.',
+      extra: { 400: activationRefused },
+    })),
     endpoint('post', '/workflows/{id}/deactivate', operation({ id: 'deactivateWorkflow', summary: 'Deactivate a workflow', tag, parameters: [id], data: workflow, pathParams: true })),
     endpoint('post', '/workflows/{id}/steps', operation({ id: 'createWorkflowStep', summary: 'Add a step', tag, parameters: [id], body: step, data: step, pathParams: true })),
     endpoint('patch', '/workflows/{id}/steps/{step}', operation({ id: 'updateWorkflowStep', summary: 'Update a step', tag, parameters: [id, stepId], body: step, data: step, pathParams: true })),

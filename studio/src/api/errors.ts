@@ -6,6 +6,8 @@ export interface ApiErrorItem {
   field?: string;
   /** extensions.reason: why a request was refused (e.g. a version's submit: `empty_delta`). */
   reason?: string;
+  /** The error's other extensions as the server sent them (e.g. `problems` of a refused workflow activation). */
+  extensions?: Record<string, unknown>;
 }
 
 export class ApiError extends Error {
@@ -56,12 +58,13 @@ export function messageOf(err: unknown): string {
 export async function errorFromResponse(res: Response): Promise<ApiError> {
   let items: ApiErrorItem[] = [];
   try {
-    const body = (await res.json()) as { errors?: { message?: string; extensions?: { code?: string; field?: string; reason?: unknown } }[] };
+    const body = (await res.json()) as { errors?: { message?: string; extensions?: { code?: string; field?: string } & Record<string, unknown> }[] };
     items = (body.errors ?? []).map((e) => ({
       message: e.message ?? 'Unknown error',
       code: e.extensions?.code ?? 'UNKNOWN',
       ...(e.extensions?.field ? { field: e.extensions.field } : {}),
       ...(typeof e.extensions?.reason === 'string' ? { reason: e.extensions.reason } : {}),
+      ...(e.extensions ? { extensions: e.extensions } : {}),
     }));
   } catch {
     // Not the envelope (a proxy's error page): the status tells what is known.

@@ -2319,7 +2319,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List workflows */
+        /**
+         * List workflows
+         * @description Workflows by name, each with `step_count` (its number of steps). `search` looks in the name and the collection; `limit` defaults to QUERY_LIMIT_DEFAULT.
+         */
         get: operations["readWorkflows"];
         put?: never;
         /** Create a workflow */
@@ -2337,7 +2340,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Read a workflow with its steps and transitions */
+        /**
+         * Read a workflow with its steps and transitions
+         * @description `problems` lists what keeps the graph from being activated (as the activation refusal does; empty when it can be).
+         */
         get: operations["readWorkflow"];
         put?: never;
         post?: never;
@@ -2358,7 +2364,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Activate a workflow */
+        /**
+         * Activate a workflow
+         * @description Refused (400 INVALID_PAYLOAD, `extensions.reason` graph_problems) while the graph cannot run; `extensions.problems` lists each problem with the key of the step it is about.
+         */
         post: operations["activateWorkflow"];
         delete?: never;
         options?: never;
@@ -11888,7 +11897,18 @@ export interface operations {
     };
     readWorkflows: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Page size; `-1` returns all records. */
+                limit?: number;
+                /** @description Comma list of `total_count` (whole collection) and `filter_count` (matches of the filter); adds `meta` to the response. */
+                meta?: string;
+                /** @description Records to skip. */
+                offset?: number;
+                /** @description Page number (1-based), with `limit`. */
+                page?: number;
+                /** @description Full-text search across searchable fields. */
+                search?: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -11903,9 +11923,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: components["schemas"]["Workflows"][];
+                        meta?: components["schemas"]["Meta"];
                     };
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -11964,6 +11986,14 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: {
+                            problems?: {
+                                message: string;
+                                /** @description Key of the step the problem is about */
+                                step?: string;
+                            }[];
+                            steps?: components["schemas"]["WorkflowSteps"][];
+                            transitions?: components["schemas"]["WorkflowTransitions"][];
+                        } & {
                             [key: string]: unknown;
                         };
                     };
@@ -12063,7 +12093,31 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            /** @description Invalid payload, or a graph that cannot run (extensions.problems) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        errors: {
+                            extensions: {
+                                code: string;
+                                problems?: {
+                                    message: string;
+                                    /** @description Key of the step the problem is about */
+                                    step?: string;
+                                }[];
+                                /** @description graph_problems when the graph cannot run */
+                                reason?: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                        }[];
+                    };
+                };
+            };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];

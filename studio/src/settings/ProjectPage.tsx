@@ -35,7 +35,7 @@ function Groups({ stored }: { stored: Settings }) {
   const registration = useSettingsForm(stored, ['public_registration', 'public_registration_verify_email', 'public_registration_role', 'public_registration_email_filter'] as const);
   const uploads = useSettingsForm(stored, ['storage_default_folder'] as const);
   const forms = [identity, publicPage, css, security, registration, uploads];
-  const guard = useUnsavedGuard(forms.some((f) => f.dirty), 'Some settings have changes that are not saved.');
+  const guard = useUnsavedGuard(forms.some((f) => f.dirty), 'Some settings have changes that are not saved. They will be lost if you leave.');
 
   const color = identity.value('project_color');
   const contrast = whiteContrast(color);

@@ -23,8 +23,8 @@ function pushGuardEntry(): void {
 /** 'back': the browser's Back; a path: an in-app link. */
 type Pending = { kind: 'back' } | { kind: 'link'; to: string };
 
-/** `question` says what holds the changes, in the question asked before leaving. */
-export function useUnsavedGuard(dirty: boolean, question = 'This item has changes that are not saved.') {
+/** `message` says what would be lost (the workflow designer speaks of its steps). */
+export function useUnsavedGuard(dirty: boolean, message = 'This item has changes that are not saved. They will be lost if you leave.') {
   const [, navigate] = useLocation();
   const [pending, setPending] = useState<Pending | null>(null);
   const dirtyRef = useRef(dirty);
@@ -93,7 +93,7 @@ export function useUnsavedGuard(dirty: boolean, question = 'This item has change
         // A link's target is its browser path: "~" leaves this module's nesting and the Studio's base.
         else if (what?.kind === 'link') navigate(`~${what.to}`);
       }}>
-      <p>{question} They will be lost if you leave.</p>
+      <p>{message}</p>
     </ConfirmDialog>
   );
 
