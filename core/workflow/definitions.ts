@@ -4,8 +4,9 @@ import { randomUUID } from 'node:crypto';
 import { hasAppPermission, requireAppPermission } from '../access/app-permissions.ts';
 import type { ServiceContext } from '../context.ts';
 import { inTransaction, run, type Executor } from '../db/database.ts';
-import { ForbiddenError, InvalidQueryError, NotFoundError } from '../errors.ts';
+import { ForbiddenError, NotFoundError } from '../errors.ts';
 import { FILTER_OPERATORS } from '../query/types.ts';
+import { pageOf, pageSql } from './paging.ts';
 import { body, invalid, isObject, oneOf, pathId, text, type Body } from './input.ts';
 import { graphProblems, type GraphProblem } from './problems.ts';
 import { TRIGGER_EVENTS, type StepRow, type TransitionRow, type WorkflowRow } from './types.ts';
@@ -51,28 +52,16 @@ export interface WorkflowListQuery { search?: string; limit?: string; page?: str
 
 export interface WorkflowListRow extends WorkflowRow { step_count: number }
 
-function whole(value: string | undefined, name: string, min: number): number | undefined {
-  if (value === undefined || value === '') return undefined;
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < min) throw new InvalidQueryError(`"${name}" must be an integer of at least ${min}.`);
-  return n;
-}
-
 /** Workflows by name, a page at a time, each with its number of steps. */
 export async function listWorkflows(ctx: ServiceContext, query: WorkflowListQuery = {}): Promise<{ data: WorkflowListRow[]; meta?: Record<string, number> }> {
   await requireView(ctx);
-  const limit = whole(query.limit, 'limit', -1) ?? ctx.config.queryLimitDefault;
-  const max = ctx.config.queryLimitMax;
-  if (max >= 0 && (limit === -1 || limit > max)) throw new InvalidQueryError(`"limit" may not exceed ${max}.`);
-  const page = whole(query.page, 'page', 1);
-  const offset = whole(query.offset, 'offset', 0) ?? (page !== undefined && limit > 0 ? (page - 1) * limit : 0);
+  const page = pageOf(ctx, query, ctx.config.queryLimitDefault);
   const search = query.search?.trim() ? `%${query.search.trim().replace(/[\\%_]/g, (c) => `\\${c}`)}%` : null;
   const where = search ? 'where w.name ilike $1 or w.collection ilike $1' : '';
   const params: unknown[] = search ? [search] : [];
-  const paging = [...params, ...(limit >= 0 ? [limit] : []), offset];
-  const limitSql = limit >= 0 ? ` limit $${params.length + 1}` : '';
+  const paging = [...params];
   const rows = await run<WorkflowListRow>(ctx.db, `select w.*, (select count(*) from svc_workflow_steps s where s.workflow_id = w.id)::int as step_count
-    from svc_workflows w ${where} order by w.name, w.id${limitSql} offset $${paging.length}`, paging);
+    from svc_workflows w ${where} order by w.name, w.id${pageSql(page, paging)}`, paging);
   const wanted = (query.meta ?? '').split(',').map((m) => m.trim());
   if (!wanted.some((m) => m === '*' || m === 'total_count' || m === 'filter_count')) return { data: rows };
   const meta: Record<string, number> = {};

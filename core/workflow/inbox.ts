@@ -1,10 +1,11 @@
 /** Reviewers' tasks (SPEC.md > Workflow, GET /workflow-tasks): the active steps of running instances. A caller's
  * tasks are those they are an assignee of (workflow:participate needed); /workflow-tasks/all lists every task
- * with its assignees (admins). */
+ * with its assignees (admins). Both take `limit` and `page`/`offset`; without `limit` they answer every task. */
 import { requireAppPermission } from '../access/app-permissions.ts';
 import type { ServiceContext } from '../context.ts';
 import { run } from '../db/database.ts';
 import { ForbiddenError } from '../errors.ts';
+import { pageOf, pageSql, type PageQuery } from './paging.ts';
 import { TASK_ACTIONS } from './types.ts';
 
 export interface Task {
@@ -44,10 +45,19 @@ async function reviewer(ctx: ServiceContext): Promise<string> {
   return user;
 }
 
-export async function myTasks(ctx: ServiceContext): Promise<{ data: Task[]; meta: { total_count: number } }> {
+/** A page of tasks (all of them unless `limit` is given) and the number of all of them. */
+async function taskPage(ctx: ServiceContext, where: string, params: unknown[], query: PageQuery, withAssignees: boolean): Promise<{ data: Task[]; meta: { total_count: number } }> {
+  const page = pageOf(ctx, query, -1);
+  const paged = [...params];
+  const rows = await run<Task>(ctx.db, `${TASKS_SQL}${where} order by s.activated_at, s.id${pageSql(page, paged)}`, paged);
+  const whole = page.limit < 0 && page.offset === 0;
+  const total = whole ? rows.length : Number((await run<{ n: number }>(ctx.db, `select count(*)::int as n from (${TASKS_SQL}${where}) t`, params))[0].n);
+  return { data: rows.map((r) => shape(r, withAssignees)), meta: { total_count: total } };
+}
+
+export async function myTasks(ctx: ServiceContext, query: PageQuery = {}): Promise<{ data: Task[]; meta: { total_count: number } }> {
   const user = await reviewer(ctx);
-  const rows = await run<Task>(ctx.db, `${TASKS_SQL}${MINE} order by s.activated_at, s.id`, [user]);
-  return { data: rows.map((r) => shape(r, false)), meta: { total_count: rows.length } };
+  return taskPage(ctx, MINE, [user], query, false);
 }
 
 export async function countMyTasks(ctx: ServiceContext): Promise<{ count: number }> {
@@ -56,8 +66,7 @@ export async function countMyTasks(ctx: ServiceContext): Promise<{ count: number
   return { count: Number(row.count) };
 }
 
-export async function allTasks(ctx: ServiceContext): Promise<{ data: Task[]; meta: { total_count: number } }> {
+export async function allTasks(ctx: ServiceContext, query: PageQuery = {}): Promise<{ data: Task[]; meta: { total_count: number } }> {
   if (!ctx.accountability.admin) throw new ForbiddenError();
-  const rows = await run<Task>(ctx.db, `${TASKS_SQL} order by s.activated_at, s.id`);
-  return { data: rows.map((r) => shape(r, true)), meta: { total_count: rows.length } };
+  return taskPage(ctx, '', [], query, true);
 }

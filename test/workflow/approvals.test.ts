@@ -148,6 +148,25 @@ describe('tasks and the instance read', () => {
     expect((await t.req('GET', '/workflow-tasks', undefined, { token: null })).status).toBe(401);
   });
 
+  it('pages the task lists on request (limit, page, offset), counting them all; bad paging is 400', async () => {
+    await oneApproval('any');
+    for (const title of ['Paged one', 'Paged two', 'Paged three']) await started({ title });
+    const every = (await t.req('GET', '/workflow-tasks', undefined, { token: 'r1' })).body;
+    expect(every.data.length).toBeGreaterThanOrEqual(3);
+    const first = (await t.req('GET', '/workflow-tasks?limit=2', undefined, { token: 'r1' })).body;
+    const second = (await t.req('GET', '/workflow-tasks?limit=2&page=2', undefined, { token: 'r1' })).body;
+    expect(first.data.map((x: any) => x.id)).toEqual(every.data.slice(0, 2).map((x: any) => x.id));
+    expect(second.data.map((x: any) => x.id)).toEqual(every.data.slice(2, 4).map((x: any) => x.id));
+    expect(first.meta.total_count).toBe(every.data.length);
+    expect((await t.req('GET', '/workflow-tasks?limit=1&offset=1', undefined, { token: 'r1' })).body.data[0].id).toBe(every.data[1].id);
+    const all = (await t.req('GET', '/workflow-tasks/all?limit=1')).body;
+    expect(all.data).toHaveLength(1);
+    expect(all.meta.total_count).toBeGreaterThanOrEqual(every.data.length);
+    for (const bad of ['limit=x', 'limit=-2', 'page=0', 'offset=-1']) {
+      expect((await t.req('GET', `/workflow-tasks?${bad}`, undefined, { token: 'r1' })).status, bad).toBe(400);
+    }
+  });
+
   it('GET /workflow-instances/{id}: workflow:view, participants and admins; others 403', async () => {
     const wf = await oneApproval('any');
     const { instance } = await started({ title: 'Read title' });

@@ -7,6 +7,7 @@ import { arrayOf, endpoint, freeObject, listOf, pathParam, type Endpoint, type S
 const str: SchemaObject = { type: 'string' };
 const tag = 'Workflows';
 const LIST_QUERY: ParameterObject[] = [PARAMETERS.Search, PARAMETERS.Limit, PARAMETERS.Page, PARAMETERS.Offset, PARAMETERS.Meta];
+const PAGE_QUERY: ParameterObject[] = [PARAMETERS.Limit, PARAMETERS.Page, PARAMETERS.Offset];
 
 export function workflowEndpoints(ctx: SystemContext): Endpoint[] {
   const workflow = ctx.record('svc_workflows');
@@ -67,9 +68,11 @@ export function workflowEndpoints(ctx: SystemContext): Endpoint[] {
       id: 'deleteWorkflowTransition', summary: 'Delete a transition', tag, status: 204, pathParams: true,
       parameters: [id, pathParam('transition', 'Transition id', ctx.key('svc_workflow_transitions'))],
     })),
-    endpoint('get', '/workflow-tasks', operation({ id: 'readWorkflowTasks', summary: 'The caller\'s review tasks', tag, data: tasks, raw: true })),
+    endpoint('get', '/workflow-tasks', operation({ id: 'readWorkflowTasks', summary: 'The caller\'s review tasks', tag, data: tasks, raw: true, parameters: PAGE_QUERY,
+      description: 'Oldest first; every task unless `limit` is given. `meta.total_count` counts them all.' })),
     endpoint('get', '/workflow-tasks/count', operation({ id: 'countWorkflowTasks', summary: 'Number of the caller\'s open tasks', tag, data: { type: 'object', properties: { count: { type: 'integer' } } } })),
-    endpoint('get', '/workflow-tasks/all', operation({ id: 'readAllWorkflowTasks', summary: 'Tasks across reviewers (admin)', tag, data: tasks, raw: true })),
+    endpoint('get', '/workflow-tasks/all', operation({ id: 'readAllWorkflowTasks', summary: 'Tasks across reviewers (admin)', tag, data: tasks, raw: true, parameters: PAGE_QUERY,
+      description: 'Oldest first, with their assignees; every task unless `limit` is given. `meta.total_count` counts them all.' })),
     endpoint('get', '/workflow-instances/{id}', operation({
       id: 'readWorkflowInstance', summary: 'An instance with its steps, actions and workflow steps', tag, parameters: [instanceId], data: freeObject(), pathParams: true,
     })),

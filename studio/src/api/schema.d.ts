@@ -2268,7 +2268,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The caller's review tasks */
+        /**
+         * The caller's review tasks
+         * @description Oldest first; every task unless `limit` is given. `meta.total_count` counts them all.
+         */
         get: operations["readWorkflowTasks"];
         put?: never;
         post?: never;
@@ -2285,7 +2288,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Tasks across reviewers (admin) */
+        /**
+         * Tasks across reviewers (admin)
+         * @description Oldest first, with their assignees; every task unless `limit` is given. `meta.total_count` counts them all.
+         */
         get: operations["readAllWorkflowTasks"];
         put?: never;
         post?: never;
@@ -11807,7 +11813,14 @@ export interface operations {
     };
     readWorkflowTasks: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Page size; `-1` returns all records. */
+                limit?: number;
+                /** @description Records to skip. */
+                offset?: number;
+                /** @description Page number (1-based), with `limit`. */
+                page?: number;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -11830,6 +11843,7 @@ export interface operations {
                     };
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -11838,7 +11852,14 @@ export interface operations {
     };
     readAllWorkflowTasks: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Page size; `-1` returns all records. */
+                limit?: number;
+                /** @description Records to skip. */
+                offset?: number;
+                /** @description Page number (1-based), with `limit`. */
+                page?: number;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -11861,6 +11882,7 @@ export interface operations {
                     };
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];

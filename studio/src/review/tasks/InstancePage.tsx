@@ -16,7 +16,7 @@ import { ConfirmDialog } from '../../ui/ConfirmDialog.tsx';
 import { ErrorNotice } from '../../ui/ErrorNotice.tsx';
 import { Loading } from '../../ui/Loading.tsx';
 import {
-  cancelInstance, instanceQuery, INSTANCE_STATUS_LABELS, MODE_TEXT, myTasksQuery, refreshTasks, TIMEOUT_TEXT,
+  cancelInstance, instanceQuery, INSTANCE_STATUS_LABELS, MODE_TEXT, refreshTasks, TASK_ACTIONS, TIMEOUT_TEXT,
   type DecisionResult, type Instance, type InstanceStep, type TaskAction, type WorkflowStep,
 } from './data.ts';
 import { DecisionDialog, DelegateDialog, type Target } from './DecisionDialogs.tsx';
@@ -44,7 +44,6 @@ function Review({ id }: { id: string }) {
   const caps = useCapabilities();
   const { me } = useSession();
   const instance = useQuery(instanceQuery(id));
-  const mine = useQuery({ ...myTasksQuery, enabled: caps.ready && caps.has('workflow:participate') });
   const data = instance.data;
   const itemTitle = useItemTitles(data ? [{ collection: data.collection, item: data.item }] : []);
   const drafts = useDrafts(data ? [data.version_id] : []);
@@ -70,9 +69,10 @@ function Review({ id }: { id: string }) {
   const draft = data.version_id ? drafts.get(data.version_id) : undefined;
   const active = data.status === 'running' ? data.instance_steps.find((s) => s.status === 'active') : undefined;
   const step = active ? data.workflow_steps.find((s) => s.id === active.step_id) : undefined;
-  const task = active ? mine.data?.data.find((t) => t.id === active.id) : undefined;
+  // A task of the caller's: the active step lists them among its assignees (what GET /workflow-tasks answers).
+  const task = Boolean(active && me && caps.has('workflow:participate') && (active.assignees ?? []).includes(me.id));
   const approvedByMe = Boolean(active && me && active.approvals.some((a) => a.user === me.id));
-  let actions: TaskAction[] = task ? task.actions_available.filter((a) => !(a === 'approve' && approvedByMe)) : [];
+  let actions: TaskAction[] = task ? TASK_ACTIONS.filter((a) => !(a === 'approve' && approvedByMe)) : [];
   // The API also takes comments from an admin and from whoever submitted it, assignee or not.
   if (!task && active && (caps.admin || (me && data.started_by === me.id))) actions = ['comment'];
   const who = { people, me: me?.id };

@@ -1,16 +1,18 @@
 /** /admin/review/tasks: the review inbox. A reviewer's tasks (GET /workflow-tasks, workflow:participate): the item
  * under review (its title, collection and draft), the workflow and step, since when it waits and when it times
  * out, oldest first; each opens its instance. Admins switch to every reviewer's tasks (GET /workflow-tasks/all,
- * with the assignees); the choice lives in the address (?view=all). The API answers a whole inbox at once (it does
- * not page), so the list shows every task with its count. Names come in one parallel round after the list. */
-import { useQuery } from '@tanstack/react-query';
+ * with the assignees); the choice lives in the address (?view=all). Paged on the server, with the count of them
+ * all. Names come in one parallel round after the page. */
+import { useEffect, useState } from 'react';
+import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { Link, useLocation, useSearch } from 'wouter';
 import { useCapabilities } from '../../app/capabilities.ts';
 import { useSession } from '../../app/session.tsx';
 import { titleOf } from '../../content/schema.ts';
 import { ErrorNotice } from '../../ui/ErrorNotice.tsx';
 import { Loading } from '../../ui/Loading.tsx';
-import { allTasksQuery, myTasksQuery, type Task } from './data.ts';
+import { Pager, rangeSummary } from '../../ui/Pager.tsx';
+import { tasksQuery, type Task } from './data.ts';
 import { draftName, personText, useDrafts, useItemTitles, usePeople } from './names.ts';
 import { Since, Timeout } from './times.tsx';
 import './tasks.css';
@@ -22,12 +24,15 @@ export default function TasksPage() {
   const search = new URLSearchParams(useSearch());
   const [, navigate] = useLocation();
   const all = caps.admin && search.get('view') === 'all';
-  const mine = useQuery({ ...myTasksQuery, enabled: !all && caps.has('workflow:participate') });
-  const every = useQuery({ ...allTasksQuery, enabled: all });
-  const tasks = all ? every : mine;
+  const [page, setPage] = useState(1);
+  const [limit, setLimit] = useState(25);
+  const tasks = useQuery({ ...tasksQuery(all, page, limit), enabled: all || caps.has('workflow:participate'), placeholderData: keepPreviousData });
   const rows = tasks.data?.data ?? [];
   const names = useTaskNames(rows, all);
-  const setView = (next: 'mine' | 'all') => navigate(next === 'all' ? '/tasks?view=all' : '/tasks', { replace: true });
+  const setView = (next: 'mine' | 'all') => { setPage(1); navigate(next === 'all' ? '/tasks?view=all' : '/tasks', { replace: true }); };
+  const pages = Math.max(1, Math.ceil((tasks.data?.total ?? 0) / limit));
+  // Decisions empty the last page: step back to the one that is left.
+  useEffect(() => { if (tasks.data && page > pages) setPage(pages); }, [tasks.data, page, pages]);
 
   return (
     <div className="main-pane tasks-page">
@@ -70,6 +75,10 @@ export default function TasksPage() {
                       </tbody>
                     </table>
                   </div>
+                  {tasks.data.total > rows.length || page > 1 ? (
+                    <Pager page={page} pages={pages} onPage={setPage} limit={limit} onLimit={(n) => { setLimit(n); setPage(1); }}
+                      summary={rangeSummary(page, limit, rows.length, tasks.data.total, 'tasks')} label="Pages of tasks" />
+                  ) : null}
                 </>
               )}
       </div>

@@ -8,6 +8,9 @@ import { ApiError, messageOf } from '../../api/errors.ts';
 
 export type TaskAction = 'approve' | 'reject' | 'delegate' | 'comment';
 
+/** What an assignee may do on an active step (the API's actions_available). */
+export const TASK_ACTIONS: TaskAction[] = ['approve', 'reject', 'delegate', 'comment'];
+
 export interface Task {
   /** The instance step (what the step actions name). */
   id: string;
@@ -84,27 +87,19 @@ export interface Instance {
 
 export interface TaskList { data: Task[]; total: number }
 
-/** The signed-in reviewer's tasks (workflow:participate). The API answers the whole inbox at once: it does not page. */
-export const myTasksQuery = queryOptions({
-  queryKey: ['tasks', 'mine'],
-  queryFn: async ({ signal }): Promise<TaskList> => {
-    const res = await requestList<Task>('/workflow-tasks', {}, signal);
-    return { data: res.data, total: res.meta.total_count ?? res.data.length };
-  },
-  staleTime: 0,
-  refetchInterval: 60_000,
-});
-
-/** Every reviewer's tasks (admins). */
-export const allTasksQuery = queryOptions({
-  queryKey: ['tasks', 'all'],
-  queryFn: async ({ signal }): Promise<TaskList> => {
-    const res = await requestList<Task>('/workflow-tasks/all', {}, signal);
-    return { data: res.data, total: res.meta.total_count ?? res.data.length };
-  },
-  staleTime: 0,
-  refetchInterval: 60_000,
-});
+/** A page of the signed-in reviewer's tasks (workflow:participate), or of every reviewer's (`all`, admins), oldest
+ * first, with the count of them all. */
+export function tasksQuery(all: boolean, page: number, limit: number) {
+  return queryOptions({
+    queryKey: ['tasks', all ? 'all' : 'mine', page, limit],
+    queryFn: async ({ signal }): Promise<TaskList> => {
+      const res = await requestList<Task>(all ? '/workflow-tasks/all' : '/workflow-tasks', { limit, page }, signal);
+      return { data: res.data, total: res.meta.total_count ?? res.data.length };
+    },
+    staleTime: 0,
+    refetchInterval: 60_000,
+  });
+}
 
 export function instanceQuery(id: string) {
   return queryOptions({
