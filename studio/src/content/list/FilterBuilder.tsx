@@ -10,29 +10,34 @@ import {
   type FilterNode, type GroupNode, type RuleNode,
 } from './filter.ts';
 
-export function FilterBuilder({ root, fields, onChange, collectionLabel, onClear }: {
+export function FilterBuilder({ root, fields, onChange, collectionLabel, onClear, wording }: {
   root: GroupNode;
   fields: FilterField[];
   onChange(next: GroupNode): void;
   collectionLabel: string;
   /** Offered beside the root group's buttons when there is something to clear. */
   onClear?: () => void;
+  /** The root group's words where the filter is not a list's (a field's validation, a condition's rule). */
+  wording?: Wording;
 }) {
   const set = (id: string, next: FilterNode | null): void => onChange(replaceNode(root, id, next));
   return (
     <div className="filter-builder">
-      <Group group={root} fields={fields} set={set} number="" collectionLabel={collectionLabel} onClear={onClear} />
+      <Group group={root} fields={fields} set={set} number="" collectionLabel={collectionLabel} onClear={onClear} wording={wording} />
     </div>
   );
 }
 
-function Group({ group, fields, set, number, collectionLabel, onClear }: {
+interface Wording { match: string; empty: string }
+
+function Group({ group, fields, set, number, collectionLabel, onClear, wording }: {
   group: GroupNode;
   fields: FilterField[];
   set(id: string, next: FilterNode | null): void;
   number: string;
   collectionLabel: string;
   onClear?: () => void;
+  wording?: Wording;
 }) {
   const nested = number !== '';
   const add = (node: FilterNode): void => set(group.id, { ...group, children: [...group.children, node] });
@@ -43,7 +48,7 @@ function Group({ group, fields, set, number, collectionLabel, onClear }: {
     <div role="group" aria-label={label} className={nested ? 'filter-group nested' : 'filter-group'}>
       <div className="filter-group-head">
         <label className="filter-logic">
-          <span>{nested ? 'Group: match' : 'Show items that match'}</span>
+          <span>{nested ? 'Group: match' : wording?.match ?? 'Show items that match'}</span>
           <select value={group.logic} onChange={(e) => set(group.id, { ...group, logic: e.target.value as GroupNode['logic'] })}
             aria-label={nested ? `Group ${number}: match` : 'Match'}>
             <option value="_and">all of these conditions</option>
@@ -53,7 +58,7 @@ function Group({ group, fields, set, number, collectionLabel, onClear }: {
         {nested && <button type="button" className="btn btn-small btn-ghost" onClick={() => set(group.id, null)}>Remove group {number}</button>}
       </div>
       {group.children.length === 0 ? (
-        <p className="muted filter-empty">{nested ? 'This group has no conditions yet.' : `No conditions: every item of ${collectionLabel} is shown.`}</p>
+        <p className="muted filter-empty">{nested ? 'This group has no conditions yet.' : wording?.empty ?? `No conditions: every item of ${collectionLabel} is shown.`}</p>
       ) : (
         <ol className="filter-children">
           {group.children.map((child, i) => {
