@@ -55,8 +55,10 @@ export default function DataModelModule() {
     body = (
       <Switch>
         <Route path="/"><CollectionsPage data={data} /></Route>
-        <Route path="/:collection/+field">{(p: { collection: string }) => <FieldPage data={data} collection={decode(p.collection)} field={null} />}</Route>
-        <Route path="/:collection/:field">{(p: { collection: string; field: string }) => <FieldPage data={data} collection={decode(p.collection)} field={decode(p.field)} />}</Route>
+        {/* A new field is at /{collection}/+ (no field name holds a "+"). */}
+        <Route path="/:collection/:field">
+          {(p: { collection: string; field: string }) => <FieldPage data={data} collection={decode(p.collection)} field={p.field === '+' ? null : decode(p.field)} />}
+        </Route>
         <Route path="/:collection">{(p: { collection: string }) => <CollectionPage data={data} collection={decode(p.collection)} />}</Route>
       </Switch>
     );

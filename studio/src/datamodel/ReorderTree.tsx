@@ -78,14 +78,16 @@ export function ReorderTree({ nodes, label, onMove, renderRow, disabled = false 
   const focusAfterMove = useRef<string | null>(null);
   const root = useRef<HTMLUListElement>(null);
 
-  // The moved row is drawn at its new place (a new element when it changed parent): its handle gets focus back.
+  // The moved row is drawn at its new place (a new element when it changed parent, possibly a render later, when the
+  // cached data catches up): its handle gets focus back, unless the person has moved on to something else.
   useEffect(() => {
     const id = focusAfterMove.current;
     if (!id || !root.current) return;
     const handle = [...root.current.querySelectorAll<HTMLElement>('[data-reorder-handle]')].find((h) => h.dataset.reorderHandle === id);
-    if (!handle) return;
-    focusAfterMove.current = null;
-    if (document.activeElement !== handle) handle.focus();
+    const active = document.activeElement;
+    if (!handle || active === handle) return;
+    if (active && active !== document.body && !root.current.contains(active)) return;
+    handle.focus();
   });
 
   const move = (id: string, p: Placement): void => {
@@ -96,6 +98,7 @@ export function ReorderTree({ nodes, label, onMove, renderRow, disabled = false 
     if (!target || (p.where === 'inside' && !target.node.container)) return;
     if (p.where !== 'inside' && target.parent && !target.parent.container) return;
     focusAfterMove.current = id;
+    setTimeout(() => { if (focusAfterMove.current === id) focusAfterMove.current = null; }, 2000);
     setAnnouncement(describe(nodes, moving.node, p));
     onMove(id, p);
   };

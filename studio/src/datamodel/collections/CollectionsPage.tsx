@@ -59,7 +59,7 @@ export function CollectionsPage({ data }: { data: SchemaData }) {
             <button type="button" className="btn btn-primary" onClick={() => setCreating('collection')}>Create your first collection</button>
           </div>
         ) : (
-          <ReorderTree nodes={toReorder(tree)} label="Collections" onMove={onMove}
+          <ReorderTree nodes={toReorder(tree)} label="Collections and folders" onMove={onMove}
             renderRow={(node, handle) => {
               const c = byName.get(node.id)!;
               return <CollectionRow collection={c} handle={handle} fields={fieldCount.get(c.collection) ?? 0} />;

@@ -93,8 +93,8 @@ export function FieldList({ data, collection }: { data: SchemaData; collection: 
       <div className="dm-section-head">
         <h2 id="dm-fields-h">Fields</h2>
         <span className="spacer" />
-        <Link href={`/${encodeURIComponent(collection)}/+field?kind=group`} className="btn">Create group</Link>
-        <Link href={`/${encodeURIComponent(collection)}/+field`} className="btn btn-primary">Create field</Link>
+        <Link href={`/${encodeURIComponent(collection)}/+?kind=group`} className="btn">Create group</Link>
+        <Link href={`/${encodeURIComponent(collection)}/+`} className="btn btn-primary">Create field</Link>
       </div>
       <div className="dm-wizards" role="group" aria-label="Create a relation">
         <span className="muted">Create a relation:</span>
