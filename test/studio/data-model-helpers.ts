@@ -58,5 +58,5 @@ export async function createFieldInUi(page: Page, base: string, collection: stri
   if (before) await before();
   await page.getByRole('button', { name: 'Create field' }).first().click();
   await page.waitForURL((url) => url.pathname.endsWith(`/data-model/${collection}`));
-  await expect.poll(() => page.getByRole('link', { name: `Edit field ${spec.key}` }).count()).toBe(1);
+  await page.getByRole('link', { name: `Edit field ${spec.key}` }).waitFor();
 }

@@ -53,10 +53,10 @@ describe.skipIf(!HAS_CHROMIUM)('Studio: data model, collections and fields', () 
     const name = dialog.getByLabel('Name', { exact: true });
     await name.fill('9 posts');
     await dialog.getByRole('button', { name: 'Create collection' }).click();
-    await expect.poll(() => dialog.getByText('Start with a letter or an underscore.').count()).toBe(1);
+    await dialog.getByText('Start with a letter or an underscore.').waitFor();
     expect(await name.getAttribute('aria-invalid')).toBe('true');
     await name.fill('svc_posts');
-    await expect.poll(() => dialog.getByText('Names starting with "svc_" belong to the system.').count()).toBe(1);
+    await dialog.getByText('Names starting with "svc_" belong to the system.').waitFor();
     await name.fill('posts');
     await dialog.getByLabel('In folder').selectOption('blog');
     for (const label of ['Status', 'Sort', 'Date created', 'Created by']) await dialog.getByRole('checkbox', { name: new RegExp(`^${label}`) }).check();
@@ -178,9 +178,9 @@ describe.skipIf(!HAS_CHROMIUM)('Studio: data model, collections and fields', () 
     const handle = page.getByRole('button', { name: 'Move authors' });
     await handle.focus();
     await page.keyboard.press('ArrowUp');
-    await expect.poll(async () => (await api(server, 'GET', '/collections/authors')).meta.sort).toBe(2);
+    await expect.poll(async () => (await api(server, 'GET', '/collections/authors')).meta.sort, { timeout: 8_000 }).toBe(2);
     await page.keyboard.press('ArrowRight');
-    await expect.poll(async () => (await api(server, 'GET', '/collections/authors')).meta.group).toBe('blog');
+    await expect.poll(async () => (await api(server, 'GET', '/collections/authors')).meta.group, { timeout: 8_000 }).toBe('blog');
     expect(await page.getByRole('status').filter({ hasText: 'authors moved into blog.' }).count()).toBe(1);
     // Focus stayed on the moved row's handle.
     expect(await page.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toBe('Move authors');
@@ -191,7 +191,7 @@ describe.skipIf(!HAS_CHROMIUM)('Studio: data model, collections and fields', () 
     const box = await target.boundingBox();
     await source.dragTo(target, { targetPosition: { x: 40, y: 2 } });
     expect(box).not.toBeNull();
-    await expect.poll(async () => (await api(server, 'GET', '/collections/homepage')).meta.group).toBe('blog');
+    await expect.poll(async () => (await api(server, 'GET', '/collections/homepage')).meta.group, { timeout: 8_000 }).toBe('blog');
     const order = (await api(server, 'GET', '/collections') as any[]).filter((c) => c.meta?.group === 'blog').sort((a, b) => a.meta.sort - b.meta.sort).map((c) => c.collection);
     expect(order.indexOf('homepage')).toBe(order.indexOf('posts') - 1);
     await checkScreen(page, 'data-model-collections');

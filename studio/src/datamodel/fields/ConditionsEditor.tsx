@@ -31,7 +31,7 @@ export function ConditionsEditor({ conditions, onChange, fields, hasChoices, cho
         {conditions.map((c, i) => {
           const n = i + 1;
           return (
-            <li key={c.id} className="dm-condition" role="group" aria-label={`Condition rule ${n}`}>
+            <li key={c.id}><div className="dm-condition" role="group" aria-label={`Condition rule ${n}`}>
               <div className="dm-condition-head">
                 <div className="field dm-grow">
                   <label htmlFor={`${c.id}-name`}>Name of rule {n}</label>
@@ -64,7 +64,7 @@ export function ConditionsEditor({ conditions, onChange, fields, hasChoices, cho
                   {c.choices !== null && <ChoicesEditor label={`Choices while rule ${n} matches`} choices={c.choices} numeric={numeric} onChange={(list) => update(c.id, { choices: list })} />}
                 </div>
               )}
-            </li>
+            </div></li>
           );
         })}
       </ol>

@@ -227,7 +227,10 @@ export function RelationWizard({ kind, data, collection: here, onClose }: { kind
           <ul>{steps.map((s) => <li key={s.label}>{s.creates}</li>)}</ul>
         </div>
       )}
-      {error !== null && <ErrorNotice error={error instanceof StepError ? error.cause : error} title={error instanceof StepError ? stepTitle(error) : undefined} />}
+      {error !== null && (Object.keys(serverErrors).length > 0 && error instanceof StepError
+        // The server's words are on the name they were about; here, what happened to the rest.
+        ? <div className="notice notice-error" role="alert">{stepTitle(error)} The reason is shown on the field.</div>
+        : <ErrorNotice error={error instanceof StepError ? error.cause : error} title={error instanceof StepError ? stepTitle(error) : undefined} />)}
     </Dialog>
   );
 }
