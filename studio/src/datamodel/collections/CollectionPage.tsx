@@ -27,7 +27,7 @@ export function CollectionPage({ data, collection }: { data: SchemaData; collect
   return (
     <div className="main-pane">
       <header className="page-header">
-        <CollectionIcon icon={c.meta?.icon ?? (folder ? 'folder' : null)} color={c.meta?.color} name={collection} />
+        <CollectionIcon icon={c.meta?.icon} color={c.meta?.color} folder={folder} name={collection} />
         <h1><span className="mono">{collection}</span> <span className="muted dm-h1-sub">{folder ? 'Folder' : system ? 'System collection' : titleOf(collection)}</span></h1>
         {!folder && !system && <Link className="btn" href={`~/admin/content/${encodeURIComponent(collection)}`}>Open in Content</Link>}
         {!system && <button type="button" className="btn btn-danger" onClick={() => setDeleting(true)}>{folder ? 'Delete folder' : 'Delete collection'}</button>}
@@ -79,7 +79,7 @@ function DeleteCollectionDialog({ data, collection, onClose }: { data: SchemaDat
       )}
       {junction && <p>It is the junction of a many-to-many or many-to-any relation: that relation ends, and its list field goes from the form.</p>}
       {children.length > 0 && (
-        <p className="notice notice-warning">It still holds {children.map((n) => <span key={n} className="mono dm-inline-code">{n}</span>)}. The server refuses to delete it until they are moved out or deleted.</p>
+        <p className="notice notice-warning dm-block-notice">It still holds {children.map((n) => <span key={n} className="mono dm-inline-code">{n}</span>)}. The server refuses to delete it until they are moved out or deleted.</p>
       )}
     </ConfirmDialog>
   );

@@ -1,7 +1,7 @@
 /** The data model's first screen: every user collection in its folder, in the order the content navigation shows
  * them (drag, or the arrow keys on a row's handle, to reorder and to move into or out of folders), with create
  * buttons for a collection and a folder; the system collections below, folded. */
-import { useState, type ReactNode } from 'react';
+import { useState, type CSSProperties, type ReactNode } from 'react';
 import { useQueryClient } from '@tanstack/react-query';
 import { Link } from 'wouter';
 import { titleOf } from '../../content/schema.ts';
@@ -60,9 +60,9 @@ export function CollectionsPage({ data }: { data: SchemaData }) {
           </div>
         ) : (
           <ReorderTree nodes={toReorder(tree)} label="Collections and folders" onMove={onMove}
-            renderRow={(node, handle) => {
+            renderRow={(node, handle, depth) => {
               const c = byName.get(node.id)!;
-              return <CollectionRow collection={c} handle={handle} fields={fieldCount.get(c.collection) ?? 0} />;
+              return <CollectionRow collection={c} handle={handle} depth={depth} fields={fieldCount.get(c.collection) ?? 0} />;
             }} />
         )}
         {system.length > 0 && (
@@ -82,12 +82,12 @@ export function CollectionsPage({ data }: { data: SchemaData }) {
   );
 }
 
-function CollectionRow({ collection: c, handle, fields }: { collection: FullCollection; handle: ReactNode; fields: number }) {
+function CollectionRow({ collection: c, handle, fields, depth }: { collection: FullCollection; handle: ReactNode; fields: number; depth: number }) {
   const folder = c.schema === null;
   return (
-    <div className={folder ? 'dm-row dm-folder-row' : 'dm-row'}>
+    <div className="dm-row dm-collection-row" style={{ '--depth': depth } as CSSProperties}>
       {handle}
-      <CollectionIcon icon={c.meta?.icon ?? (folder ? 'folder' : null)} color={c.meta?.color} name={c.collection} />
+      <span className="dm-row-icon"><CollectionIcon icon={c.meta?.icon} color={c.meta?.color} folder={folder} name={c.collection} /></span>
       <Link href={`/${encodeURIComponent(c.collection)}`} className="dm-row-name">
         <span className="mono">{c.collection}</span>
       </Link>

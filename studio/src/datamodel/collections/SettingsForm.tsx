@@ -131,19 +131,14 @@ export function SettingsForm({ data, collection: c }: { data: SchemaData; collec
       <form onSubmit={(e) => { e.preventDefault(); void save(); }} noValidate>
         <div className="dm-section-head">
           <h2 id={`${id}-h`}>Settings</h2>
-          <span className="spacer" />
-          {saved && !dirty && <span className="dm-saved" role="status">Saved</span>}
-          {dirty && <button type="button" className="btn" onClick={() => setV(stored)}>Discard changes</button>}
-          <button type="submit" className="btn btn-primary" disabled={!dirty || busy}>{busy ? 'Saving…' : 'Save settings'}</button>
         </div>
-        {error !== null && <ErrorNotice error={error} title="The settings were not saved." />}
 
         <h3 className="dm-subhead">Appearance</h3>
         <div className="form-grid">
           <div className="field">
             <label htmlFor={`${id}-icon`}>Icon</label>
             <span className="dm-icon-input">
-              <CollectionIcon icon={v.icon || (folder ? 'folder' : null)} color={v.color || null} name={c.collection} />
+              <CollectionIcon icon={v.icon || null} color={v.color || null} folder={folder} name={c.collection} />
               <input id={`${id}-icon`} list={`${id}-icons`} value={v.icon} placeholder="article, person, image…" onChange={(e) => set('icon', e.target.value.trim())}
                 aria-describedby={`${id}-icon-note`} />
             </span>
@@ -245,6 +240,14 @@ export function SettingsForm({ data, collection: c }: { data: SchemaData; collec
             </div>
           </>
         )}
+        <div className="dm-save-bar">
+          {error !== null && <ErrorNotice error={error} title="The settings were not saved." />}
+          {saved && !dirty && <span className="dm-saved" role="status">Saved</span>}
+          {dirty && <span className="muted">Unsaved changes</span>}
+          <span className="spacer" />
+          {dirty && <button type="button" className="btn" onClick={() => setV(stored)}>Discard changes</button>}
+          <button type="submit" className="btn btn-primary" disabled={!dirty || busy}>{busy ? 'Saving…' : 'Save settings'}</button>
+        </div>
       </form>
     </section>
   );

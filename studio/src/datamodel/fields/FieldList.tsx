@@ -1,7 +1,7 @@
 /** A collection's fields in form order, groups holding their fields: drag (or the arrow keys on a row's handle) to
  * reorder and to move into and out of groups, saved as one batch of sort and group changes. From here: create a
  * field or a group, start a relation wizard, edit a field, delete one (typing its name). */
-import { useState, type ReactNode } from 'react';
+import { useState, type CSSProperties, type ReactNode } from 'react';
 import { useQueryClient } from '@tanstack/react-query';
 import { Link } from 'wouter';
 import { fieldsOf, relationFor } from '../../content/schema.ts';
@@ -105,7 +105,7 @@ export function FieldList({ data, collection }: { data: SchemaData; collection: 
       {saves.error !== null && <ErrorNotice error={saves.error} title="The new order was not saved." />}
       {tree.length === 0 ? <p className="muted">No fields yet.</p> : (
         <ReorderTree nodes={tree} label={`Fields of ${collection}`} onMove={onMove}
-          renderRow={(node, handle) => <FieldRow data={data} field={(node as FieldNode).field} handle={handle} builtIn={builtIn((node as FieldNode).field)} onDelete={setDeleting} />} />
+          renderRow={(node, handle, depth) => <FieldRow data={data} field={(node as FieldNode).field} handle={handle} depth={depth} builtIn={builtIn((node as FieldNode).field)} onDelete={setDeleting} />} />
       )}
       {deleting && <DeleteFieldDialog data={data} field={deleting} onClose={() => setDeleting(null)} />}
       {wizard && <RelationWizard kind={wizard} data={data} collection={collection} onClose={() => setWizard(null)} />}
@@ -113,7 +113,7 @@ export function FieldList({ data, collection }: { data: SchemaData; collection: 
   );
 }
 
-function FieldRow({ data, field: f, handle, builtIn, onDelete }: { data: SchemaData; field: FullField; handle: ReactNode; builtIn: boolean; onDelete(f: FullField): void }) {
+function FieldRow({ data, field: f, handle, depth, builtIn, onDelete }: { data: SchemaData; field: FullField; handle: ReactNode; depth: number; builtIn: boolean; onDelete(f: FullField): void }) {
   const group = isGroup(f);
   const rel = relationSummary(data, f);
   const flags: string[] = [];
@@ -127,7 +127,7 @@ function FieldRow({ data, field: f, handle, builtIn, onDelete }: { data: SchemaD
   if (f.meta?.validation) flags.push('Validation');
   const href = `/${encodeURIComponent(f.collection)}/${encodeURIComponent(f.field)}`;
   return (
-    <div className={group ? 'dm-row dm-group-row' : 'dm-row'}>
+    <div className={group ? 'dm-row dm-field-row dm-group-row' : 'dm-row dm-field-row'} style={{ '--depth': depth } as CSSProperties}>
       {handle}
       {builtIn ? <span className="dm-row-name mono">{f.field}</span> : <Link href={href} className="dm-row-name mono" aria-label={`Edit field ${f.field}`}>{f.field}</Link>}
       <span className="dm-row-type">{group ? 'Group' : rel ? rel.kind : typeLabel(f.type)}</span>

@@ -18,10 +18,10 @@ const TITLES: Record<RelationKind, string> = {
 };
 
 const INTROS: Record<RelationKind, (here: string) => string> = {
-  m2o: (here) => `Each ${here} item points at one item of another collection (an article’s author).`,
-  o2m: (here) => `Each ${here} item has a list of items of another collection that point back at it (a post’s comments).`,
-  m2m: (here) => `Each ${here} item links to any number of items of another collection, and theirs to any number of ${here} items (articles and tags), through a junction collection.`,
-  m2a: (here) => `Each ${here} item links to items of several collections in one ordered list (page sections of different kinds), through a junction collection.`,
+  m2o: (here) => `Each item of ${here} points at one item of another collection (an article’s author).`,
+  o2m: (here) => `Each item of ${here} gets the list of items of another collection that point back at it (a post’s comments).`,
+  m2m: (here) => `Each item of ${here} links to any number of items of another collection, and each of those to any number of items of ${here} (articles and tags), through a junction collection.`,
+  m2a: (here) => `Each item of ${here} links to items of several collections in one ordered list (page sections of different kinds), through a junction collection.`,
 };
 
 /** A guess at a field name for a collection's items ("authors" → "author"). */
