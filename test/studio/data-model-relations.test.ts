@@ -76,13 +76,36 @@ describe.skipIf(!HAS_CHROMIUM)('Studio: data model, relations, settings and dele
     expect(code.meta.validation_message).toBe('Use three capital letters, like ABC.');
     expect(code.meta.conditions).toEqual([{ name: 'Fixed once published', rule: { _and: [{ published: { _eq: true } }] }, hidden: true, required: false }]);
 
-    // The item form: a lower-case code is refused with the message; once published, the field is hidden.
+    // A condition that changes a dropdown's choices: published articles may also be "Featured".
+    await page.getByRole('link', { name: 'Edit field status' }).click();
+    const statusRules = page.getByRole('region', { name: 'Conditions' });
+    await statusRules.getByRole('button', { name: '+ Add rule' }).click();
+    const choiceRule = statusRules.getByRole('group', { name: 'Condition rule 1' });
+    await choiceRule.getByRole('button', { name: '+ Add condition' }).click();
+    await choiceRule.getByRole('combobox', { name: 'Field' }).selectOption({ label: 'Published' });
+    await choiceRule.getByRole('combobox', { name: 'Value' }).selectOption('true');
+    await choiceRule.getByRole('checkbox', { name: 'Rule 1 offers other choices' }).check();
+    await choiceRule.getByRole('button', { name: '+ Add choice' }).click();
+    await choiceRule.getByLabel('Choice 3 value').fill('featured');
+    await choiceRule.getByLabel('Choice 3 text').fill('Featured');
+    await page.getByRole('button', { name: 'Save field' }).first().click();
+    await page.waitForURL(/\/data-model\/articles$/);
+    expect((await api(server, 'GET', '/fields/articles/status')).meta.conditions).toEqual([{
+      rule: { _and: [{ published: { _eq: true } }] },
+      options: { choices: [{ text: 'Draft', value: 'draft' }, { text: 'Archived', value: 'archived' }, { text: 'Featured', value: 'featured' }] },
+    }]);
+
+    // The item form: a lower-case code is refused with the message; once published, the code is hidden and the
+    // status offers the third choice.
     await page.goto(`${server.url}/admin/content/articles/+`);
     await page.getByLabel('Code', { exact: true }).fill('abc');
     await page.getByRole('button', { name: 'Save', exact: true }).click();
     await page.getByText('Use three capital letters, like ABC.').waitFor();
+    const statusOptions = page.getByLabel('Status', { exact: true }).locator('option');
+    expect(await statusOptions.allTextContents()).toEqual(['—', 'Draft', 'Archived']);
     await page.getByRole('switch', { name: 'Published' }).check();
     await page.getByLabel('Code', { exact: true }).waitFor({ state: 'detached' });
+    expect(await statusOptions.allTextContents()).toEqual(['—', 'Draft', 'Archived', 'Featured']);
   });
 
   it('creates each kind of relation through its wizard', async () => {
