@@ -116,8 +116,8 @@ describe.skipIf(!HAS_CHROMIUM)('Studio: data model, relations, settings and dele
     let dialog = page.getByRole('dialog', { name: 'Create a many-to-one relation' });
     await dialog.getByLabel('Related collection').selectOption('authors');
     expect(await dialog.getByLabel('Field on articles').inputValue()).toBe('author');
-    await dialog.getByRole('checkbox', { name: /Also show the list of articles/ }).check();
-    await dialog.getByLabel(/When the authors item is deleted/).selectOption({ label: 'Refuse to delete it' });
+    await dialog.getByRole('checkbox', { name: 'Also give authors the list of articles pointing at it' }).check();
+    await dialog.getByLabel('When an item of authors is deleted').selectOption({ label: 'Refuse to delete it' });
     await checkScreen(page, 'data-model-wizard-m2o');
     await dialog.getByRole('button', { name: 'Create relation' }).click();
     await dialog.waitFor({ state: 'detached' });

@@ -64,7 +64,7 @@ function FieldEditor({ data, collection, existing, kind }: { data: SchemaData; c
   const [, navigate] = useLocation();
   const refresh = useRefreshSchema();
   const id = useId();
-  const initial = useMemo(() => (existing ? draftOf(existing) : newDraft(kind, new URLSearchParams(location.search).get('group') ?? '')), [existing, kind]);
+  const initial = useMemo(() => (existing ? draftOf(existing) : newDraft(kind)), [existing, kind]);
   const [d, setD] = useState<Draft>(initial);
   const [touched, setTouched] = useState(false);
   const [busy, setBusy] = useState(false);

@@ -68,12 +68,12 @@ export function choiceList(raw: unknown): Choice[] {
     : { value: c, text: String(c) }));
 }
 
-export function newDraft(kind: 'field' | 'group', group: string): Draft {
+export function newDraft(kind: 'field' | 'group'): Draft {
   const type: FieldType = kind === 'group' ? 'alias' : 'string';
   return {
     field: '', type, maxLength: '', precision: '', scale: '', defaultValue: null, nullable: true, unique: false, indexed: false,
     automatic: '', interface: kind === 'group' ? 'group-detail' : defaultInterface(type), options: {}, display: '', displayOptions: {},
-    note: '', width: kind === 'group' ? 'full' : 'full', hidden: false, readonly: false, required: false, group,
+    note: '', width: 'full', hidden: false, readonly: false, required: false, group: '',
     validation: emptyGroup(), validationMessage: '', conditions: [], otherSpecial: kind === 'group' ? ['alias', 'no-data', 'group'] : [],
   };
 }

@@ -190,9 +190,9 @@ export function RelationWizard({ kind, data, collection: here, onClose }: { kind
       <div className="form-grid">
         {kind !== 'm2a' && relatedSelect}
         {input('field', kind === 'm2o' ? `Field on ${here}` : `List field on ${here}`, fieldName, (v) => { setField(v); setFieldTouched(true); })}
-        {kind === 'm2o' && onDeleteSelect(`When the ${related || 'related'} item is deleted`, [['SET NULL', 'Empty this field'], ['CASCADE', `Delete the ${here} item too`], ['NO ACTION', 'Refuse to delete it']])}
-        {kind === 'o2m' && related && input('foreignKey', `Key field on ${related}`, foreignKey, setForeignKey, `Holds the key of the ${here} item each ${related} item belongs to.`)}
-        {kind === 'o2m' && related && onDeleteSelect(`When the ${here} item is deleted`, [['SET NULL', `Keep its ${related} items, unlinked`], ['CASCADE', `Delete its ${related} items too`], ['NO ACTION', 'Refuse while it has any']])}
+        {kind === 'm2o' && onDeleteSelect(related ? `When an item of ${related} is deleted` : 'When the related item is deleted', [['SET NULL', 'Empty this field'], ['CASCADE', `Delete the items of ${here} pointing at it`], ['NO ACTION', 'Refuse to delete it']])}
+        {kind === 'o2m' && related && input('foreignKey', `Key field on ${related}`, foreignKey, setForeignKey, `Holds, in each item of ${related}, the key of the item of ${here} it belongs to.`)}
+        {kind === 'o2m' && related && onDeleteSelect(`When an item of ${here} is deleted`, [['SET NULL', `Keep its items of ${related}, unlinked`], ['CASCADE', `Delete its items of ${related} too`], ['NO ACTION', 'Refuse while it has any']])}
         {(kind === 'm2m' || kind === 'm2a') && input('junction', 'Junction collection', junctionName, (v) => { setJunction(v); setJunctionTouched(true); }, 'A hidden collection with one row per link.')}
       </div>
       {kind === 'm2a' && (
@@ -211,7 +211,7 @@ export function RelationWizard({ kind, data, collection: here, onClose }: { kind
       )}
       {(kind === 'm2o' || kind === 'm2m') && related && (
         <div className="dm-option-row">
-          {toggle('reverse', reverseOn, kind === 'm2o' ? `Also show the list of ${here} items on ${related}` : `Also add the list field on ${related}`)}
+          {toggle('reverse', reverseOn, kind === 'm2o' ? `Also give ${related} the list of ${here} pointing at it` : `Also add the list field on ${related}`)}
           {reverseOn && input('reverse', `List field on ${related}`, reverse, setReverse)}
         </div>
       )}

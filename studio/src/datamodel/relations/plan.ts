@@ -45,11 +45,11 @@ export function planM2O(p: M2OPlan): PlannedStep[] {
   const steps: PlannedStep[] = [
     fieldStep(p.here, keyColumn(p.field, p.relatedPk, {
       interface: file ? 'file' : 'select-dropdown-m2o', special: [file ? 'file' : 'm2o'], display: 'related-values', width: 'half',
-    }), 'field', `${p.here}.${p.field}: the key of one item of ${p.related}`),
+    }), 'field', `${p.here}.${p.field}: the key of an item of ${p.related}`),
   ];
   if (p.reverse) {
     steps.push(fieldStep(p.related, { field: p.reverse, type: 'alias', meta: { special: ['o2m'], interface: 'list-o2m', width: 'full' } },
-      'reverse', `${p.related}.${p.reverse}: the list of ${p.here} items pointing at it`));
+      'reverse', `${p.related}.${p.reverse}: the list of items of ${p.here} pointing at it`));
   }
   steps.push(relationStep({ collection: p.here, field: p.field, related_collection: p.related, meta: { one_field: p.reverse }, schema: { on_delete: p.onDelete } },
     `the relation ${p.here}.${p.field} → ${p.related}`));
@@ -65,14 +65,14 @@ export function planO2M(p: O2MPlan): PlannedStep[] {
   const pk = p.hereFields.find((f) => f.schema?.is_primary_key);
   const steps: PlannedStep[] = [
     fieldStep(p.related, keyColumn(p.foreignKey, pk, { interface: 'select-dropdown-m2o', special: ['m2o'], display: 'related-values', width: 'half' }),
-      'foreignKey', `${p.related}.${p.foreignKey}: the key of the ${p.here} item each belongs to`),
+      'foreignKey', `${p.related}.${p.foreignKey}: the key of the item of ${p.here} each belongs to`),
   ];
   if (p.sortField && !p.relatedFields.some((f) => f.field === p.sortField)) {
     steps.push(fieldStep(p.related, { field: p.sortField, type: 'integer', schema: {}, meta: { hidden: true, interface: 'input' } },
       'sortField', `${p.related}.${p.sortField}: their order in the list`));
   }
   steps.push(fieldStep(p.here, { field: p.field, type: 'alias', meta: { special: ['o2m'], interface: 'list-o2m', width: 'full' } },
-    'field', `${p.here}.${p.field}: the list of ${p.related} items`));
+    'field', `${p.here}.${p.field}: the list of its items of ${p.related}`));
   steps.push(relationStep({
     collection: p.related, field: p.foreignKey, related_collection: p.here, meta: { one_field: p.field, sort_field: p.sortField }, schema: { on_delete: p.onDelete },
   }, `the relation ${p.related}.${p.foreignKey} → ${p.here}`));
@@ -101,10 +101,10 @@ export function planM2M(p: M2MPlan): PlannedStep[] {
     undo: () => api.deleteCollection(p.junction),
   }];
   steps.push(fieldStep(p.here, { field: p.field, type: 'alias', meta: { special: [files ? 'files' : 'm2m'], interface: files ? 'files' : 'list-m2m', width: 'full' } },
-    'field', `${p.here}.${p.field}: the list of linked ${p.related} items`));
+    'field', `${p.here}.${p.field}: the list of linked items of ${p.related}`));
   if (p.reverse) {
     steps.push(fieldStep(p.related, { field: p.reverse, type: 'alias', meta: { special: ['m2m'], interface: 'list-m2m', width: 'full' } },
-      'reverse', `${p.related}.${p.reverse}: the list of linked ${p.here} items`));
+      'reverse', `${p.related}.${p.reverse}: the list of linked items of ${p.here}`));
   }
   steps.push(relationStep({
     collection: p.junction, field: p.hereKey, related_collection: p.here,
