@@ -128,6 +128,7 @@ describe.skipIf(!HAS_CHROMIUM)('Studio: data model, relations, settings and dele
     await dialog.getByLabel('Collection of the listed items').selectOption('chapters');
     expect(await dialog.getByLabel('Key field on chapters').inputValue()).toBe('article_id');
     await dialog.getByRole('checkbox', { name: 'Editors can put the list in their own order' }).check();
+    await checkScreen(page, 'data-model-wizard-o2m');
     await dialog.getByRole('button', { name: 'Create relation' }).click();
     await dialog.waitFor({ state: 'detached' });
 
@@ -150,6 +151,7 @@ describe.skipIf(!HAS_CHROMIUM)('Studio: data model, relations, settings and dele
     await dialog.getByRole('checkbox', { name: 'blocks_text' }).check();
     await dialog.getByRole('checkbox', { name: 'blocks_quote' }).check();
     expect(await dialog.getByLabel('Junction collection').inputValue()).toBe('articles_sections');
+    await checkScreen(page, 'data-model-wizard-m2a');
     await dialog.getByRole('button', { name: 'Create relation' }).click();
     await dialog.waitFor({ state: 'detached' });
     await page.getByRole('link', { name: 'Edit field sections' }).waitFor();
@@ -266,6 +268,7 @@ describe.skipIf(!HAS_CHROMIUM)('Studio: data model, relations, settings and dele
     await page.getByRole('button', { name: 'Delete collection' }).click();
     dialog = page.getByRole('dialog', { name: 'Delete the collection shelf?' });
     await dialog.getByLabel(/Type shelf to confirm/).fill('shelf');
+    await checkScreen(page, 'data-model-delete-collection');
     await dialog.getByRole('button', { name: 'Delete collection' }).click();
     await page.waitForURL(/\/data-model\/?$/);
     expect((await server.t.req('GET', '/collections/shelf')).status).toBe(404);

@@ -330,7 +330,7 @@ function FieldEditor({ data, collection, existing, kind }: { data: SchemaData; c
                 wording={{ match: 'Valid when the item matches', empty: 'No validation: every value is accepted.' }} />
               <div className="field dm-top-gap">
                 <label htmlFor={`${id}-vmsg`}>Validation message</label>
-                <input id={`${id}-vmsg`} value={d.validationMessage} placeholder="Use three capital letters, like ABC." onChange={(e) => set('validationMessage', e.target.value)} />
+                <input id={`${id}-vmsg`} value={d.validationMessage} placeholder="Shown on the field when its value is refused" onChange={(e) => set('validationMessage', e.target.value)} />
               </div>
             </Section>
           )}
