@@ -7,10 +7,6 @@ import { Link, useLocation } from 'wouter';
 export interface Section {
   href: string;
   label: string;
-  /** Nesting under the section before it (a collection in a folder), 0 at the top. */
-  depth?: number;
-  /** A muted word after the label ("folder", "hidden"). */
-  hint?: string;
   /** Other paths that belong to this section (a review opened from the task list, say). */
   also?: string[];
   /** A count shown beside the label (a number of tasks, say), with its meaning for screen readers. */
@@ -28,9 +24,8 @@ export function SectionLayout({ title, sections, children, navExtra }: { title: 
         <ul className="nav-list">
           {sections.map((s) => (
             <li key={s.href}>
-              <Link href={s.href} className={s.depth ? `nav-item nav-depth-${Math.min(s.depth, 4)}` : 'nav-item'} aria-current={current(s) ? 'page' : undefined}>
+              <Link href={s.href} className="nav-item" aria-current={current(s) ? 'page' : undefined}>
                 <span className="nav-label">{s.label}</span>
-                {s.hint && <span className="nav-hint">{s.hint}</span>}
                 {s.badge && s.badge.count > 0 && (
                   <span className="badge count-badge"><span aria-hidden="true">{s.badge.count}</span><span className="visually-hidden">{s.badge.label}</span></span>
                 )}

@@ -13,6 +13,9 @@ const GLYPHS: Record<string, string> = {
   view_list: '≡', table_rows: '▤', box: '▢', inventory_2: '▢', database: '▤', lock: '⚿', flag: '⚑', work: '▰',
 };
 
+/** The icon names that have a glyph (the data model offers them). */
+export const ICON_NAMES: readonly string[] = Object.keys(GLYPHS);
+
 /** Black or white text, whichever reads better on `color` (a CSS hex color); null when it is not hex. */
 function textOn(color: string): string | null {
   const m = /^#?([0-9a-f]{3}|[0-9a-f]{6})$/i.exec(color.trim());
