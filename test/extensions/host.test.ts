@@ -56,8 +56,10 @@ describe('records', () => {
     expect(r.status).toBe(200);
     const folders = r.body.data.map((e: any) => e.folder);
     expect(folders).toEqual(['broken-load', 'greet', 'recorder', 'slow', 'slugify', 'thrower']);
-    expect(Object.keys(r.body.data[0]).sort()).toEqual(['bundle', 'enabled', 'folder', 'id', 'source']);
-    expect(r.body.data[0]).toMatchObject({ enabled: true, source: 'local', bundle: null });
+    // SPEC's fields, and what this process did with each at boot (the load error for admins only).
+    expect(Object.keys(r.body.data[0]).sort()).toEqual(['bundle', 'description', 'enabled', 'error', 'folder', 'id', 'source', 'status', 'type', 'version']);
+    expect(r.body.data[0]).toMatchObject({ folder: 'broken-load', enabled: true, source: 'local', bundle: null, status: 'failed', error: expect.any(String) });
+    expect(r.body.data[1]).toMatchObject({ folder: 'greet', status: 'loaded', error: null });
     const one = await t.req('GET', `/extensions/${r.body.data[1].id}`);
     expect(one.body.data.folder).toBe('greet');
     expect((await t.req('GET', '/extensions/00000000-0000-4000-8000-000000000000')).status).toBe(404);

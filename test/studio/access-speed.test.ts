@@ -6,14 +6,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { run } from '../../core/db/database.ts';
 import {
-  api, checkScreen, HAS_CHROMIUM, launchBrowser, mainThreadReport, newPage, signIn, startStudioServer, watchMainThread, type StudioServer,
+  api, checkScreen, JOURNEYS, launchBrowser, mainThreadReport, newPage, signIn, startStudioServer, watchMainThread, type StudioServer,
 } from './harness.ts';
 
 const COLLECTIONS = 100;
 const name = (i: number) => `speed_${String(i).padStart(3, '0')}`;
 const title = (i: number) => `Speed ${String(i).padStart(3, '0')}`;
 
-describe.skipIf(!HAS_CHROMIUM)('Studio: the permission editor with 100 collections', () => {
+describe.skipIf(!JOURNEYS)('Studio: the permission editor with 100 collections', () => {
   let server: StudioServer;
   let browser: Browser;
   let policy: string;

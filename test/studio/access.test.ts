@@ -8,11 +8,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { run } from '../../core/db/database.ts';
 import { startSmtp, type TestSmtp } from '../helpers/smtp.ts';
-import { api, checkScreen, HAS_CHROMIUM, launchBrowser, newPage, signIn, startStudioServer, type StudioServer } from './harness.ts';
+import { api, checkScreen, JOURNEYS, launchBrowser, newPage, signIn, startStudioServer, type StudioServer, signedInPage } from './harness.ts';
 
 const WRITER = { email: 'wendy@example.com', password: 'wendy-pass-word-1' };
 
-describe.skipIf(!HAS_CHROMIUM)('Studio: access', () => {
+describe.skipIf(!JOURNEYS)('Studio: access', () => {
   let server: StudioServer;
   let smtp: TestSmtp;
   let browser: Browser;
@@ -33,10 +33,7 @@ describe.skipIf(!HAS_CHROMIUM)('Studio: access', () => {
       insert into svc_collections (collection, accountability) values ('stories', 'all');`);
     await server.t.services.schema.invalidate();
     browser = await launchBrowser();
-    ({ page, problems } = await newPage(browser));
-    page.setDefaultTimeout(8_000);
-    await signIn(page, server.url);
-    await page.waitForURL(/\/admin\/content/);
+    ({ page, problems } = await signedInPage(browser, server));
   }, 120_000);
 
   afterAll(async () => {

@@ -9,9 +9,9 @@ import type { Browser, Page } from 'playwright-core';
 import { run } from '../../core/db/database.ts';
 import { createContentModel } from '../helpers/fixtures.ts';
 import { createPrincipal } from '../helpers/principals.ts';
-import { api, checkScreen, HAS_CHROMIUM, launchBrowser, newPage, signIn, startStudioServer, type StudioServer } from './harness.ts';
+import { api, checkScreen, JOURNEYS, launchBrowser, newPage, signIn, startStudioServer, type StudioServer } from './harness.ts';
 
-describe.skipIf(!HAS_CHROMIUM)('Studio: the notification bell', () => {
+describe.skipIf(!JOURNEYS)('Studio: the notification bell', () => {
   let server: StudioServer;
   let browser: Browser;
   let page: Page;

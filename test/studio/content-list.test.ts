@@ -7,13 +7,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { run } from '../../core/db/database.ts';
 import { createPrincipal } from '../helpers/principals.ts';
-import { checkScreen, HAS_CHROMIUM, launchBrowser, newPage, signIn, startStudioServer, type StudioServer } from './harness.ts';
+import { checkScreen, JOURNEYS, launchBrowser, newPage, signIn, startStudioServer, type StudioServer } from './harness.ts';
 
 const READER_EMAIL = 'reader-list@example.com';
 const READER_PASSWORD = 'reader-pass-1';
 const AUTHORS = ['Ada', 'Grace', 'Linus', 'Margaret', 'Ken'];
 
-describe.skipIf(!HAS_CHROMIUM)('Studio: content navigation and list', () => {
+describe.skipIf(!JOURNEYS)('Studio: content navigation and list', () => {
   let server: StudioServer;
   let browser: Browser;
 

@@ -7,12 +7,12 @@
  * folder that still holds a collection shown in the dialog. data-model.test.ts has collections and field types. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import { api, checkScreen, HAS_CHROMIUM, launchBrowser, newPage, signIn, startStudioServer, type StudioServer } from './harness.ts';
+import { api, checkScreen, JOURNEYS, launchBrowser, startStudioServer, type StudioServer, signedInPage } from './harness.ts';
 import { openModel } from './data-model-helpers.ts';
 
 const pk = { field: 'id', type: 'integer', schema: { is_primary_key: true, has_auto_increment: true }, meta: { hidden: true, readonly: true } };
 
-describe.skipIf(!HAS_CHROMIUM)('Studio: data model, relations, settings and deletes', () => {
+describe.skipIf(!JOURNEYS)('Studio: data model, relations, settings and deletes', () => {
   let server: StudioServer;
   let browser: Browser;
   let page: Page;
@@ -37,10 +37,7 @@ describe.skipIf(!HAS_CHROMIUM)('Studio: data model, relations, settings and dele
       await api(server, 'POST', '/collections', { collection: 'shelf', schema: {}, meta: { group: 'library' }, fields: [pk] });
     };
     [browser] = await Promise.all([launchBrowser(), model()]);
-    ({ page, problems } = await newPage(browser));
-    page.setDefaultTimeout(8_000);
-    await signIn(page, server.url);
-    await page.waitForURL(/\/admin\/content/);
+    ({ page, problems } = await signedInPage(browser, server));
   }, 120_000);
 
   afterAll(async () => {

@@ -7,10 +7,10 @@
  * data-model-relations.test.ts has validation, conditions, the relation wizards, settings and deletes. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import { api, checkScreen, HAS_CHROMIUM, launchBrowser, newPage, signIn, startStudioServer, type StudioServer } from './harness.ts';
+import { api, checkScreen, JOURNEYS, launchBrowser, startStudioServer, type StudioServer, signedInPage } from './harness.ts';
 import { createFieldInUi, openModel } from './data-model-helpers.ts';
 
-describe.skipIf(!HAS_CHROMIUM)('Studio: data model, collections and fields', () => {
+describe.skipIf(!JOURNEYS)('Studio: data model, collections and fields', () => {
   let server: StudioServer;
   let browser: Browser;
   let page: Page;
@@ -19,10 +19,7 @@ describe.skipIf(!HAS_CHROMIUM)('Studio: data model, collections and fields', () 
   beforeAll(async () => {
     server = await startStudioServer();
     browser = await launchBrowser();
-    ({ page, problems } = await newPage(browser));
-    page.setDefaultTimeout(8_000);
-    await signIn(page, server.url);
-    await page.waitForURL(/\/admin\/content/);
+    ({ page, problems } = await signedInPage(browser, server));
   }, 120_000);
 
   afterAll(async () => {

@@ -12,11 +12,11 @@ import { join } from 'node:path';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Route } from 'playwright-core';
-import { checkScreen, HAS_CHROMIUM, launchBrowser, newPage, signIn, startStudioServer, type StudioServer } from './harness.ts';
+import { checkScreen, JOURNEYS, launchBrowser, newPage, signIn, startStudioServer, type StudioServer } from './harness.ts';
 
 const png = (width: number, height: number, color: string) => sharp({ create: { width, height, channels: 3, background: color } }).png().toBuffer();
 
-describe.skipIf(!HAS_CHROMIUM)('Studio: file library', () => {
+describe.skipIf(!JOURNEYS)('Studio: file library', () => {
   let server: StudioServer;
   let browser: Browser;
   let images: Server;

@@ -13,8 +13,11 @@ import { freePort } from '../helpers/free-port.ts';
 import { ADMIN_EMAIL, ADMIN_PASSWORD } from '../helpers/template.ts';
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-export const HAS_CHROMIUM = existsSync(CHROMIUM);
+const HAS_CHROMIUM = existsSync(CHROMIUM);
 if (!HAS_CHROMIUM && process.env.CI) throw new Error(`Chromium is missing at ${CHROMIUM}: the Studio's browser journeys need it in CI (apt-get install chromium).`);
+/** Whether the browser journeys run: Chromium is there, and the run did not leave them out (STUDIO_JOURNEYS=skip:
+ * .ci/run's plain-Postgres pass, as the journeys already run on the embedded engine and on Postgres with Redis). */
+export const JOURNEYS = HAS_CHROMIUM && process.env.STUDIO_JOURNEYS !== 'skip';
 
 export const ARTIFACTS = join(import.meta.dirname, '..', '.artifacts', 'studio');
 export { ADMIN_EMAIL, ADMIN_PASSWORD };
@@ -157,4 +160,14 @@ export async function mainThreadReport(page: Page, reset = true): Promise<{ long
     if (doReset) { m.longTasks.length = 0; m.events.length = 0; }
     return out;
   }, reset);
+}
+
+/** A new page (newPage) signed in as `email` (the admin by default) and on the content module: what most journeys
+ * start from. Controls are waited for up to `timeout` ms. */
+export async function signedInPage(browser: Browser, server: StudioServer, opts: { timeout?: number; email?: string; password?: string } = {}): Promise<{ context: BrowserContext; page: Page; problems: string[] }> {
+  const opened = await newPage(browser);
+  opened.page.setDefaultTimeout(opts.timeout ?? 8_000);
+  await signIn(opened.page, server.url, opts.email, opts.password);
+  await opened.page.waitForURL(/\/admin\/content/);
+  return opened;
 }

@@ -5,10 +5,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { createPrincipal } from '../helpers/principals.ts';
-import { checkScreen, HAS_CHROMIUM, launchBrowser, newPage, signIn, startStudioServer, type StudioServer } from './harness.ts';
+import { checkScreen, JOURNEYS, launchBrowser, newPage, signIn, startStudioServer, type StudioServer, signedInPage } from './harness.ts';
 import { createModel, keyOf, ok, type Model } from './item-editor-schema.ts';
 
-describe.skipIf(!HAS_CHROMIUM)('Studio: the item sidebar and read-only access', () => {
+describe.skipIf(!JOURNEYS)('Studio: the item sidebar and read-only access', () => {
   let server: StudioServer;
   let browser: Browser;
   let model: Model;
@@ -22,10 +22,7 @@ describe.skipIf(!HAS_CHROMIUM)('Studio: the item sidebar and read-only access', 
     id = keyOf(await ok(server, 'POST', '/items/articles', {
       title: 'Lighthouse keepers', slug: 'lighthouse', status: 'draft', count: 3, author: model.authors['Ada Lovelace'], chapters: [model.chapters.Opening],
     }));
-    ({ page, problems } = await newPage(browser));
-    page.setDefaultTimeout(8_000);
-    await signIn(page, server.url);
-    await page.waitForURL(/\/admin\/content/);
+    ({ page, problems } = await signedInPage(browser, server));
   }, 120_000);
 
   afterAll(async () => {

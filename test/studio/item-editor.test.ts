@@ -6,10 +6,10 @@
  * themes. The sidebar (revisions, comments) and a read-only user: item-editor-sidebar.test.ts. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import { checkScreen, HAS_CHROMIUM, launchBrowser, newPage, signIn, startStudioServer, type StudioServer } from './harness.ts';
+import { checkScreen, JOURNEYS, launchBrowser, startStudioServer, type StudioServer, signedInPage } from './harness.ts';
 import { createModel, keyOf, ok, type Model } from './item-editor-schema.ts';
 
-describe.skipIf(!HAS_CHROMIUM)('Studio: the item editor', () => {
+describe.skipIf(!JOURNEYS)('Studio: the item editor', () => {
   let server: StudioServer;
   let browser: Browser;
   let model: Model;
@@ -20,10 +20,7 @@ describe.skipIf(!HAS_CHROMIUM)('Studio: the item editor', () => {
   beforeAll(async () => {
     server = await startStudioServer();
     [browser, model] = await Promise.all([launchBrowser(), createModel(server)]);
-    ({ page, problems } = await newPage(browser));
-    page.setDefaultTimeout(8_000);
-    await signIn(page, server.url);
-    await page.waitForURL(/\/admin\/content/);
+    ({ page, problems } = await signedInPage(browser, server));
   }, 120_000);
 
   afterAll(async () => {

@@ -12,9 +12,9 @@ import { run } from '../../core/db/database.ts';
 import { startSmtp, type TestSmtp } from '../helpers/smtp.ts';
 import { startReceiver, type Receiver } from '../notify/outbox-helpers.ts';
 import { gatewaySign } from '../notify/webhook-helpers.ts';
-import { api, checkScreen, HAS_CHROMIUM, launchBrowser, newPage, signIn, startStudioServer, type StudioServer } from './harness.ts';
+import { api, checkScreen, JOURNEYS, launchBrowser, startStudioServer, type StudioServer, signedInPage } from './harness.ts';
 
-describe.skipIf(!HAS_CHROMIUM)('Studio: messaging', () => {
+describe.skipIf(!JOURNEYS)('Studio: messaging', () => {
   let server: StudioServer;
   let browser: Browser;
   let smtp: TestSmtp;
@@ -37,10 +37,7 @@ describe.skipIf(!HAS_CHROMIUM)('Studio: messaging', () => {
   beforeAll(async () => {
     [smtp, gateway] = await Promise.all([startSmtp(), startReceiver((_r, n) => ({ status: 202, body: { id: `gw-${n}` } }))]);
     [server, browser] = await Promise.all([startStudioServer({ env: { NOTIFY_SCAN_INTERVAL: '200ms' } }), launchBrowser()]);
-    ({ page, problems } = await newPage(browser));
-    page.setDefaultTimeout(8_000);
-    await signIn(page, server.url);
-    await page.waitForURL(/\/admin\/content/);
+    ({ page, problems } = await signedInPage(browser, server));
   }, 120_000);
 
   afterAll(async () => {

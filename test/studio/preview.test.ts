@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { freePort } from '../helpers/free-port.ts';
 import { keyOf } from './item-editor-schema.ts';
-import { api, checkScreen, HAS_CHROMIUM, launchBrowser, newPage, signIn, startStudioServer, type StudioServer } from './harness.ts';
+import { api, checkScreen, JOURNEYS, launchBrowser, startStudioServer, type StudioServer, signedInPage } from './harness.ts';
 
 const PREVIEW_TOKEN = randomBytes(24).toString('hex');
 
@@ -57,7 +57,7 @@ function startSite(port: number, cms: () => string): Promise<{ server: Server; r
   return new Promise((resolve) => server.listen(port, '127.0.0.1', () => resolve({ server, requests })));
 }
 
-describe.skipIf(!HAS_CHROMIUM)('Studio: live preview of an item and of its draft', () => {
+describe.skipIf(!JOURNEYS)('Studio: live preview of an item and of its draft', () => {
   let server: StudioServer;
   let site: { server: Server; requests: SiteRequest[] };
   let siteOrigin: string;
@@ -95,10 +95,7 @@ describe.skipIf(!HAS_CHROMIUM)('Studio: live preview of an item and of its draft
     await api(server, 'POST', '/app-permissions', { policy: policy.id ?? policy, permission: 'versioning:view' });
     await api(server, 'POST', '/users', { email: 'preview-bot@example.com', role: role.id ?? role, token: PREVIEW_TOKEN });
 
-    ({ page, problems } = await newPage(browser));
-    page.setDefaultTimeout(8_000);
-    await signIn(page, server.url);
-    await page.waitForURL(/\/admin\/content/);
+    ({ page, problems } = await signedInPage(browser, server));
   }, 120_000);
 
   afterAll(async () => {

@@ -9,13 +9,13 @@ import { generate } from 'otplib';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import { checkScreen, fillSignIn, HAS_CHROMIUM, launchBrowser, newPage, signIn, startStudioServer, type StudioServer } from './harness.ts';
+import { checkScreen, fillSignIn, JOURNEYS, launchBrowser, newPage, signIn, startStudioServer, type StudioServer } from './harness.ts';
 
 const EMAIL = 'ada@example.com';
 const PASSWORD = 'first-pass-word-1';
 const NEW_PASSWORD = 'second-pass-word-2';
 
-describe.skipIf(!HAS_CHROMIUM)('Studio: your profile', () => {
+describe.skipIf(!JOURNEYS)('Studio: your profile', () => {
   let server: StudioServer;
   let browser: Browser;
   let root: string;

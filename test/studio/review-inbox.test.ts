@@ -9,7 +9,7 @@
  * axe-core and is photographed in light and dark. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { ADMIN_EMAIL, ADMIN_PASSWORD, api, checkScreen, HAS_CHROMIUM, launchBrowser, newPage, signIn, startStudioServer, type StudioServer } from './harness.ts';
+import { ADMIN_EMAIL, ADMIN_PASSWORD, api, checkScreen, JOURNEYS, launchBrowser, newPage, signIn, startStudioServer, type StudioServer } from './harness.ts';
 
 const pk = { field: 'id', type: 'integer', schema: { is_primary_key: true, has_auto_increment: true }, meta: { hidden: true, readonly: true } };
 const PEOPLE = {
@@ -18,7 +18,7 @@ const PEOPLE = {
   ed: { email: 'ed@example.com', password: 'ed-pass-word-1', first_name: 'Ed', last_name: 'Editor', token: 'ed-token' },
 };
 
-describe.skipIf(!HAS_CHROMIUM)('Studio: review inbox', () => {
+describe.skipIf(!JOURNEYS)('Studio: review inbox', () => {
   let server: StudioServer;
   let browser: Browser;
   const contexts: BrowserContext[] = [];

@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { startPublishSchedules } from '../../core/publishing/runner.ts';
-import { api, checkScreen, HAS_CHROMIUM, launchBrowser, newPage, signIn, startStudioServer, type StudioServer } from './harness.ts';
+import { api, checkScreen, JOURNEYS, launchBrowser, startStudioServer, type StudioServer, signedInPage } from './harness.ts';
 
 const pk = { field: 'id', type: 'integer', schema: { is_primary_key: true, has_auto_increment: true }, meta: { hidden: true, readonly: true } };
 const STATUS = {
@@ -15,7 +15,7 @@ const STATUS = {
   meta: { interface: 'select-dropdown', width: 'half', sort: 2, options: { choices: [{ text: 'Draft', value: 'draft' }, { text: 'Published', value: 'published' }] } },
 };
 
-describe.skipIf(!HAS_CHROMIUM)('Studio: scheduled publishing', () => {
+describe.skipIf(!JOURNEYS)('Studio: scheduled publishing', () => {
   let server: StudioServer;
   let browser: Browser;
   let page: Page;
@@ -35,10 +35,7 @@ describe.skipIf(!HAS_CHROMIUM)('Studio: scheduled publishing', () => {
       ids[key] = await api(server, 'POST', '/items/stories', { title, status: 'published', body: 'Once upon a shore.' });
     }
     stopScheduler = startPublishSchedules(server.t.services, 250);
-    ({ page, problems } = await newPage(browser));
-    page.setDefaultTimeout(8_000);
-    await signIn(page, server.url);
-    await page.waitForURL(/\/admin\/content/);
+    ({ page, problems } = await signedInPage(browser, server));
   }, 120_000);
 
   afterAll(async () => {

@@ -10,9 +10,9 @@ import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { ADMIN_TOKEN } from '../helpers/template.ts';
-import { api, checkScreen, HAS_CHROMIUM, launchBrowser, newPage, signIn, startStudioServer, type StudioServer } from './harness.ts';
+import { api, checkScreen, JOURNEYS, launchBrowser, startStudioServer, type StudioServer, signedInPage } from './harness.ts';
 
-describe.skipIf(!HAS_CHROMIUM)('Studio: settings', () => {
+describe.skipIf(!JOURNEYS)('Studio: settings', () => {
   let server: StudioServer;
   let browser: Browser;
   let page: Page;
@@ -35,10 +35,7 @@ describe.skipIf(!HAS_CHROMIUM)('Studio: settings', () => {
     const res = await fetch(`${server.url}/files`, { method: 'POST', headers: { authorization: `Bearer ${ADMIN_TOKEN}` }, body: form });
     logo = ((await res.json()) as { data: { id: string } }).data.id;
     browser = await launchBrowser();
-    ({ page, problems } = await newPage(browser));
-    page.setDefaultTimeout(10_000);
-    await signIn(page, server.url);
-    await page.waitForURL(/\/admin\/content/);
+    ({ page, problems } = await signedInPage(browser, server, { timeout: 10_000 }));
   }, 120_000);
 
   afterAll(async () => {

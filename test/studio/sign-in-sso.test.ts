@@ -21,13 +21,13 @@ import { createTestApp, type TestApp } from '../helpers/app.ts';
 import { freePort } from '../helpers/free-port.ts';
 import { startOidcIdp, type TestIdp } from '../helpers/oidc-idp.ts';
 import { hasSlapd, startSlapd, type TestSlapd } from '../helpers/slapd.ts';
-import { checkScreen, HAS_CHROMIUM, launchBrowser, newPage } from './harness.ts';
+import { checkScreen, JOURNEYS, launchBrowser, newPage } from './harness.ts';
 
 const LABEL = 'Harbour ID';
 const DIRECTORY = 'Newsroom directory';
 const WITH_LDAP = hasSlapd();
 
-describe.skipIf(!HAS_CHROMIUM)('Studio: external sign-on', () => {
+describe.skipIf(!JOURNEYS)('Studio: external sign-on', () => {
   let idp: TestIdp;
   let slapd: TestSlapd | undefined;
   let t: TestApp;

@@ -7,9 +7,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generate } from 'otplib';
 import type { Browser } from 'playwright-core';
 import { startSmtp, type TestSmtp } from '../helpers/smtp.ts';
-import { ADMIN_EMAIL, ADMIN_PASSWORD, checkScreen, HAS_CHROMIUM, fillSignIn, launchBrowser, newPage, signIn, startStudioServer, type StudioServer } from './harness.ts';
+import { ADMIN_EMAIL, ADMIN_PASSWORD, checkScreen, JOURNEYS, fillSignIn, launchBrowser, newPage, signIn, startStudioServer, type StudioServer } from './harness.ts';
 
-describe.skipIf(!HAS_CHROMIUM)('Studio: signing in', () => {
+describe.skipIf(!JOURNEYS)('Studio: signing in', () => {
   let server: StudioServer;
   let browser: Browser;
   let smtp: TestSmtp;

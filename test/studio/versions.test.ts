@@ -7,13 +7,13 @@
  * and is photographed in both themes. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import { api, checkScreen, HAS_CHROMIUM, launchBrowser, newPage, signIn, startStudioServer, type StudioServer } from './harness.ts';
+import { api, checkScreen, JOURNEYS, launchBrowser, newPage, signIn, startStudioServer, type StudioServer, signedInPage } from './harness.ts';
 import { createModel, keyOf, type Model } from './item-editor-schema.ts';
 
 const EDITOR = 'drafts-editor@example.com';
 const EDITOR_PASSWORD = 'editor-pass-word-1';
 
-describe.skipIf(!HAS_CHROMIUM)('Studio: drafts (versions) in the item editor', () => {
+describe.skipIf(!JOURNEYS)('Studio: drafts (versions) in the item editor', () => {
   let server: StudioServer;
   let browser: Browser;
   let model: Model;
@@ -48,10 +48,7 @@ describe.skipIf(!HAS_CHROMIUM)('Studio: drafts (versions) in the item editor', (
     for (const permission of ['versioning:view', 'versioning:create']) await api(server, 'POST', '/app-permissions', { policy: policyId, permission });
     await api(server, 'POST', '/users', { email: EDITOR, password: EDITOR_PASSWORD, role: role.id ?? role, require_password_change: false });
 
-    ({ page, problems } = await newPage(browser));
-    page.setDefaultTimeout(8_000);
-    await signIn(page, server.url);
-    await page.waitForURL(/\/admin\/content/);
+    ({ page, problems } = await signedInPage(browser, server));
   }, 120_000);
 
   afterAll(async () => {

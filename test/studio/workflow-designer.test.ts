@@ -8,12 +8,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import {
-  api, checkScreen, HAS_CHROMIUM, launchBrowser, mainThreadReport, newPage, signIn, startStudioServer, watchMainThread, type StudioServer,
+  api, checkScreen, JOURNEYS, launchBrowser, mainThreadReport, newPage, signIn, startStudioServer, watchMainThread, type StudioServer,
 } from './harness.ts';
 
 const pk = { field: 'id', type: 'integer', schema: { is_primary_key: true, has_auto_increment: true }, meta: { hidden: true, readonly: true } };
 
-describe.skipIf(!HAS_CHROMIUM)('Studio: the workflow designer', () => {
+describe.skipIf(!JOURNEYS)('Studio: the workflow designer', () => {
   let server: StudioServer;
   let browser: Browser;
   let page: Page;
