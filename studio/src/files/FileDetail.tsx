@@ -11,7 +11,7 @@ import { ErrorNotice } from '../ui/ErrorNotice.tsx';
 import { Loading } from '../ui/Loading.tsx';
 import type { FileAccess } from './access.ts';
 import { folderOptions, useFolders } from './folders.ts';
-import { ConfirmDialog } from './Modal.tsx';
+import { ConfirmDialog } from '../ui/ConfirmDialog.tsx';
 import { Thumb } from './Thumb.tsx';
 import { fileLabel, formatBytes, hasThumbnail, isImage, typeLabel, type FileRecord } from './types.ts';
 import { isAbort, replaceFile } from './upload.ts';
@@ -319,9 +319,11 @@ function FileEditor({ file, access, onSaved }: { file: FileRecord; access: FileA
           </form>
         </div>
       </div>
-      <ConfirmDialog open={confirmDelete} onClose={() => setConfirmDelete(false)} title={`Delete “${label}”?`} confirmLabel="Delete file" onConfirm={remove}>
-        <p>The file and its stored content are removed for good. Items that use it lose it.</p>
-      </ConfirmDialog>
+      {confirmDelete && (
+        <ConfirmDialog onClose={() => setConfirmDelete(false)} title={`Delete “${label}”?`} confirmLabel="Delete file" onConfirm={remove}>
+          <p>The file and its stored content are removed for good. Items that use it lose it.</p>
+        </ConfirmDialog>
+      )}
     </div>
   );
 }

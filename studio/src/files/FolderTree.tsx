@@ -7,7 +7,7 @@ import { request, requestList } from '../api/client.ts';
 import { ApiError, messageOf } from '../api/errors.ts';
 import { ErrorNotice } from '../ui/ErrorNotice.tsx';
 import { Loading } from '../ui/Loading.tsx';
-import { ConfirmDialog } from './Modal.tsx';
+import { ConfirmDialog } from '../ui/ConfirmDialog.tsx';
 import { folderPath, folderTree, useFolders, type FolderNode } from './folders.ts';
 import type { FolderRecord } from './types.ts';
 import type { FileAccess } from './access.ts';
@@ -127,12 +127,13 @@ export function FolderTree({ selected, access }: { selected: string | null; acce
           : tree.map(renderNode)}
       </ul>
       {folders.data && folders.data.length === 0 && <p className="muted field-note nav-empty">No folders yet.</p>}
-      <ConfirmDialog open={deleting !== null} onClose={() => setDeleting(null)} title={`Delete folder “${deleting?.name ?? ''}”?`}
-        confirmLabel="Delete folder" onConfirm={() => remove(deleting!)}>
-        <p>
-          The folder is removed; its files and subfolders are kept and move to {deleting?.parent ? `“${folders.data?.find((f) => f.id === deleting.parent)?.name ?? 'its parent'}”` : 'the top level'}.
-        </p>
-      </ConfirmDialog>
+      {deleting !== null && (
+        <ConfirmDialog onClose={() => setDeleting(null)} title={`Delete folder “${deleting.name}”?`} confirmLabel="Delete folder" onConfirm={() => remove(deleting)}>
+          <p>
+            The folder is removed; its files and subfolders are kept and move to {deleting.parent ? `“${folders.data?.find((f) => f.id === deleting.parent)?.name ?? 'its parent'}”` : 'the top level'}.
+          </p>
+        </ConfirmDialog>
+      )}
     </nav>
   );
 }

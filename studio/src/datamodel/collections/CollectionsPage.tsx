@@ -10,10 +10,10 @@ import { ErrorNotice } from '../../ui/ErrorNotice.tsx';
 import type { SchemaData } from '../DataModelModule.tsx';
 import { api } from '../api.ts';
 import { isSystem, type FullCollection } from '../model.ts';
-import { ReorderTree, type ReorderNode } from '../ReorderTree.tsx';
+import { ReorderTree, type Move, type ReorderNode } from '../ReorderTree.tsx';
 import { useSaveQueue } from '../save-queue.ts';
 import { CreateCollectionDialog } from './CreateCollectionDialog.tsx';
-import { buildTree, moveChanges, type TreeNode } from './tree.ts';
+import { buildTree, type TreeNode } from './tree.ts';
 
 function toReorder(nodes: TreeNode[]): ReorderNode[] {
   return nodes.map((n) => ({ id: n.name, label: n.name, container: true, movable: true, children: toReorder(n.children) }));
@@ -22,23 +22,21 @@ function toReorder(nodes: TreeNode[]): ReorderNode[] {
 export function CollectionsPage({ data }: { data: SchemaData }) {
   const queryClient = useQueryClient();
   const [creating, setCreating] = useState<'collection' | 'folder' | null>(null);
-  const saves = useSaveQueue();
+  const saves = useSaveQueue(['collections']);
   const tree = buildTree(data.collections);
   const byName = new Map(data.collections.map((c) => [c.collection, c]));
   const fieldCount = new Map<string, number>();
   for (const f of data.fields) fieldCount.set(f.collection, (fieldCount.get(f.collection) ?? 0) + 1);
   const system = data.collections.filter((c) => isSystem(c.collection));
 
-  const onMove = (id: string, placement: Parameters<typeof moveChanges>[2]): void => {
-    const changes = moveChanges(tree, id, placement);
-    if (!changes) return;
+  // The moved collection's new siblings numbered 1..n, shown at once; the server's answer replaces it.
+  const onMove = (_id: string, move: Move): void => {
+    const changes = move.order.map((collection, i) => ({ collection, meta: { sort: i + 1, group: move.parent } }));
     const byCollection = new Map(changes.map((c) => [c.collection, c.meta]));
-    // Shown at once; the server's answer replaces it.
-    queryClient.setQueryData<FullCollection[]>(['collections'], (old) => old?.map((c) => {
+    saves.enqueue(() => queryClient.setQueryData<FullCollection[]>(['collections'], (old) => old?.map((c) => {
       const meta = byCollection.get(c.collection);
       return meta ? { ...c, meta: { ...c.meta, ...meta } } : c;
-    }));
-    saves.enqueue(() => api.updateCollections(changes));
+    })), () => api.updateCollections(changes));
   };
 
   return (

@@ -1,7 +1,6 @@
 /** The collections as the data model shows them: every user collection (hidden ones too) under its group, in
- * meta.sort order, and the moves of the list's reordering as `{collection, meta: {sort, group}}` changes. */
+ * meta.sort order. */
 import { bySort, isSystem, type FullCollection } from '../model.ts';
-import type { Placement } from '../ReorderTree.tsx';
 
 export interface TreeNode {
   collection: FullCollection;
@@ -45,30 +44,4 @@ export function isWithin(nodes: TreeNode[], name: string, ancestor: string): boo
   const top = findNode(nodes, ancestor);
   if (!top) return false;
   return flatten([top.node]).some((x) => x.node.name === name);
-}
-
-/** The sort and group changes that put `name` at the placement: the new group's children numbered 1..n. */
-export function moveChanges(nodes: TreeNode[], name: string, placement: Placement): { collection: string; meta: { sort: number; group: string | null } }[] | null {
-  const moving = findNode(nodes, name);
-  if (!moving) return null;
-  let group: string | null;
-  let list: string[];
-  if (placement.where === 'inside') {
-    if (isWithin(nodes, placement.target, name)) return null;
-    const target = findNode(nodes, placement.target);
-    if (!target) return null;
-    group = placement.target;
-    list = target.node.children.map((n) => n.name).filter((n) => n !== name);
-    list.push(name);
-  } else {
-    if (placement.target === name) return null;
-    const target = findNode(nodes, placement.target);
-    if (!target) return null;
-    if (target.parent && isWithin(nodes, target.parent.name, name)) return null;
-    group = target.parent?.name ?? null;
-    list = target.siblings.map((n) => n.name).filter((n) => n !== name);
-    const at = list.indexOf(placement.target) + (placement.where === 'after' ? 1 : 0);
-    list.splice(at, 0, name);
-  }
-  return list.map((c, i) => ({ collection: c, meta: { sort: i + 1, group } }));
 }

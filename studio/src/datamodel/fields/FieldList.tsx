@@ -12,7 +12,7 @@ import type { SchemaData } from '../DataModelModule.tsx';
 import { api, useRefreshSchema } from '../api.ts';
 import { interfaceLabel, typeLabel } from '../catalog.ts';
 import { isSystem, type FullField } from '../model.ts';
-import { ReorderTree, type Placement, type ReorderNode } from '../ReorderTree.tsx';
+import { ReorderTree, type Move, type ReorderNode } from '../ReorderTree.tsx';
 import { useSaveQueue } from '../save-queue.ts';
 import { RelationWizard, type RelationKind } from '../relations/RelationWizard.tsx';
 import { relationSummary } from './relation-summary.ts';
@@ -32,42 +32,13 @@ export function fieldTree(fields: FullField[], locked: (f: FullField) => boolean
   return build(null, new Set());
 }
 
-function findSiblings(nodes: FieldNode[], id: string, parent: string | null = null): { siblings: FieldNode[]; parent: string | null } | null {
-  for (const n of nodes) {
-    if (n.id === id) return { siblings: nodes, parent };
-    const inner = findSiblings(n.children as FieldNode[], id, n.id);
-    if (inner) return inner;
-  }
-  return null;
-}
-
-/** The sort and group changes that put `id` at the placement (the new siblings numbered 1..n). */
-export function fieldMoves(tree: FieldNode[], id: string, p: Placement): { field: string; meta: { sort: number; group: string | null } }[] | null {
-  let group: string | null;
-  let list: string[];
-  if (p.where === 'inside') {
-    const target = findSiblings(tree, p.target);
-    const node = target?.siblings.find((n) => n.id === p.target);
-    if (!node) return null;
-    group = p.target;
-    list = [...node.children.map((n) => n.id).filter((n) => n !== id), id];
-  } else {
-    const target = findSiblings(tree, p.target);
-    if (!target) return null;
-    group = target.parent;
-    list = target.siblings.map((n) => n.id).filter((n) => n !== id);
-    list.splice(list.indexOf(p.target) + (p.where === 'after' ? 1 : 0), 0, id);
-  }
-  return list.map((field, i) => ({ field, meta: { sort: i + 1, group } }));
-}
-
 const WIZARDS: { kind: RelationKind; label: string }[] = [
   { kind: 'm2o', label: 'Many-to-one' }, { kind: 'o2m', label: 'One-to-many' }, { kind: 'm2m', label: 'Many-to-many' }, { kind: 'm2a', label: 'Many-to-any' },
 ];
 
 export function FieldList({ data, collection }: { data: SchemaData; collection: string }) {
   const queryClient = useQueryClient();
-  const saves = useSaveQueue();
+  const saves = useSaveQueue(['fields']);
   const [deleting, setDeleting] = useState<FullField | null>(null);
   const [wizard, setWizard] = useState<RelationKind | null>(null);
   const fields = fieldsOf(data.fields, collection) as FullField[];
@@ -77,15 +48,14 @@ export function FieldList({ data, collection }: { data: SchemaData; collection: 
   const tree = fieldTree(fields, builtIn);
     const hasKey = fields.some((f) => f.schema?.is_primary_key);
 
-  const onMove = (id: string, p: Placement): void => {
-    const moves = fieldMoves(tree, id, p);
-    if (!moves) return;
+  // The moved field's new siblings numbered 1..n, shown at once; the server's answer replaces it.
+  const onMove = (_id: string, move: Move): void => {
+    const moves = move.order.map((field, i) => ({ field, meta: { sort: i + 1, group: move.parent } }));
     const byField = new Map(moves.map((m) => [m.field, m.meta]));
-    queryClient.setQueryData<FullField[]>(['fields'], (old) => old?.map((f) => {
+    saves.enqueue(() => queryClient.setQueryData<FullField[]>(['fields'], (old) => old?.map((f) => {
       const meta = f.collection === collection ? byField.get(f.field) : undefined;
       return meta ? { ...f, meta: { ...f.meta, ...meta } } : f;
-    }));
-    saves.enqueue(() => api.updateFields(collection, moves));
+    })), () => api.updateFields(collection, moves));
   };
 
   return (
@@ -105,7 +75,7 @@ export function FieldList({ data, collection }: { data: SchemaData; collection: 
       {saves.error !== null && <ErrorNotice error={saves.error} title="The new order was not saved." />}
       {tree.length === 0 ? <p className="muted">No fields yet.</p> : (
         <ReorderTree nodes={tree} label={`Fields of ${collection}`} onMove={onMove}
-          renderRow={(node, handle, depth) => <FieldRow data={data} field={(node as FieldNode).field} handle={handle} depth={depth} builtIn={builtIn((node as FieldNode).field)} onDelete={setDeleting} />} />
+          renderRow={(node, handle, depth) => <FieldRow data={data} field={node.field} handle={handle} depth={depth} builtIn={builtIn(node.field)} onDelete={setDeleting} />} />
       )}
       {deleting && <DeleteFieldDialog data={data} field={deleting} onClose={() => setDeleting(null)} />}
       {wizard && <RelationWizard kind={wizard} data={data} collection={collection} onClose={() => setWizard(null)} />}
