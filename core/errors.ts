@@ -5,7 +5,7 @@ export type ErrorCode =
   | 'USER_SUSPENDED' | 'FORBIDDEN' | 'MISSING_ACCOUNTABILITY' | 'NOT_FOUND' | 'COLLECTION_NOT_FOUND'
   | 'FIELD_NOT_FOUND' | 'RECORD_NOT_UNIQUE' | 'INVALID_PAYLOAD' | 'INVALID_QUERY'
   | 'UNSUPPORTED_MEDIA_TYPE' | 'REQUESTS_EXCEEDED' | 'CONTENT_TOO_LARGE' | 'RANGE_NOT_SATISFIABLE'
-  | 'UNPROCESSABLE_CONTENT' | 'INTERNAL_SERVER_ERROR' | 'SERVICE_UNAVAILABLE';
+  | 'UNPROCESSABLE_CONTENT' | 'CONFLICT' | 'INTERNAL_SERVER_ERROR' | 'SERVICE_UNAVAILABLE';
 
 export type ErrorExtensions = { code: ErrorCode; reason?: string } & Record<string, unknown>;
 
@@ -95,6 +95,10 @@ export class RangeNotSatisfiableError extends ServiceError {
 }
 export class UnprocessableContentError extends ServiceError {
   constructor(message: string) { super(422, 'UNPROCESSABLE_CONTENT', message); }
+}
+/** The state a request was made against has changed since (a schema diff applied after another change). */
+export class ConflictError extends ServiceError {
+  constructor(message: string) { super(409, 'CONFLICT', message); }
 }
 export class InternalServerError extends ServiceError {
   constructor(message = 'An unexpected error occurred.') { super(500, 'INTERNAL_SERVER_ERROR', message); }

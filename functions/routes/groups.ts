@@ -9,6 +9,7 @@ export const FUNCTION_ROUTE_GROUPS: readonly RouteGroup[] = [
   { name: 'collections', load: async () => (await import('./collections.ts')).mountCollectionRoutes },
   { name: 'fields', load: async () => (await import('./fields.ts')).mountFieldRoutes },
   { name: 'relations', load: async () => (await import('./relations.ts')).mountRelationRoutes },
+  { name: 'schema', load: async () => (await import('./schema.ts')).mountSchemaRoutes },
   { name: 'items', load: async () => (await import('./items.ts')).mountItemReadRoutes },
   { name: 'items-write', load: async () => (await import('./items-write.ts')).mountItemsWriteRoutes },
   { name: 'auth', load: async () => (await import('./auth.ts')).mountAuthRoutes },

@@ -33,6 +33,11 @@ export const FUNCTION_ROUTE_MANIFEST: RouteManifest = {
     ["PATCH", "/relations/:collection/:field"],
     ["DELETE", "/relations/:collection/:field"],
   ],
+  "schema": [
+    ["GET", "/schema/snapshot"],
+    ["POST", "/schema/diff"],
+    ["POST", "/schema/apply"],
+  ],
   "items": [
     ["GET", "/items/:collection"],
     ["GET", "/items/:collection/:pk"],

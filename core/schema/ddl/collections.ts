@@ -88,6 +88,12 @@ async function nameTaken(trx: Transaction<any>, schema: SchemaOverview, collecti
 
 export async function createCollection(ctx: SchemaServiceContext, body: Record<string, unknown>): Promise<CollectionObject> {
   requireAdmin(ctx);
+  const { result: collection, schema } = await withSchemaChange(ctx, (scope) => addCollection(scope, body));
+  return readCollection(ctx, collection, schema);
+}
+
+/** Creates a collection (its table with its fields, or a folder) inside a schema change; returns its name. */
+export async function addCollection({ trx, schema }: DdlScope, body: Record<string, unknown>): Promise<string> {
   const collection = requireIdentifier(body.collection, 'collection');
   if (isSystemCollection(collection)) throw new InvalidPayloadError('Collections can\'t start with "svc_".');
   const meta = { ...(requireMetaObject(body.meta) ?? {}) };
@@ -101,34 +107,32 @@ export async function createCollection(ctx: SchemaServiceContext, body: Record<s
   }
   const fields = folder ? [] : parseFields(body.fields);
 
-  const { schema } = await withSchemaChange(ctx, async ({ trx, schema }) => {
-    if (await nameTaken(trx, schema, collection)) throw new InvalidPayloadError(`Collection "${collection}" already exists.`);
-    await requireGroup(trx, collection, meta.group);
-    if (!folder) {
-      const columns: string[] = [];
-      for (const f of fields) if (f.type !== 'alias') columns.push(`${ident(f.field)} ${await columnDefinition(trx, f)}`);
-      await ddl(trx, `create table ${ident(collection)} (${columns.join(', ')})`);
-      // The table is new and empty: its indexes are made in the same transaction.
-      for (const f of fields) {
-        if (f.schema?.is_indexed && !f.schema.is_unique && !f.schema.is_primary_key) {
-          await ddl(trx, `create index ${ident(fieldIndexName(collection, f.field, false))} on ${ident(collection)} (${ident(f.field)})`);
-        }
+  if (await nameTaken(trx, schema, collection)) throw new InvalidPayloadError(`Collection "${collection}" already exists.`);
+  await requireGroup(trx, collection, meta.group);
+  if (!folder) {
+    const columns: string[] = [];
+    for (const f of fields) if (f.type !== 'alias') columns.push(`${ident(f.field)} ${await columnDefinition(trx, f)}`);
+    await ddl(trx, `create table ${ident(collection)} (${columns.join(', ')})`);
+    // The table is new and empty: its indexes are made in the same transaction.
+    for (const f of fields) {
+      if (f.schema?.is_indexed && !f.schema.is_unique && !f.schema.is_primary_key) {
+        await ddl(trx, `create index ${ident(fieldIndexName(collection, f.field, false))} on ${ident(collection)} (${ident(f.field)})`);
       }
     }
-    if (meta.search_index === true) await requireTrigramExtension(trx);
-    await insertCollectionMeta(trx, collection, meta);
-    for (const [i, f] of fields.entries()) {
-      await upsertFieldMeta(trx, collection, f.field, { sort: i + 1, ...(f.meta ?? {}) }, specialFor(f.type, f.meta?.special));
-    }
-  });
-  return readCollection(ctx, collection, schema);
+  }
+  if (meta.search_index === true) await requireTrigramExtension(trx);
+  await insertCollectionMeta(trx, collection, meta);
+  for (const [i, f] of fields.entries()) {
+    await upsertFieldMeta(trx, collection, f.field, { sort: i + 1, ...(f.meta ?? {}) }, specialFor(f.type, f.meta?.special));
+  }
+  return collection;
 }
 
 interface CollectionChange { collection: string; body: Record<string, unknown> }
 
 /** Applies `{meta}` changes to collections inside one schema change, then checks that no group nesting
  * became circular (checked once at the end, so a batch may pass through an intermediate state). */
-async function changeCollections({ trx, schema }: DdlScope, changes: CollectionChange[]): Promise<void> {
+export async function changeCollections({ trx, schema }: DdlScope, changes: CollectionChange[]): Promise<void> {
   const regrouped: string[] = [];
   for (const { collection, body } of changes) {
     await labelled(`Collection "${collection}"`, async () => {
@@ -203,11 +207,14 @@ async function removeCollection(trx: Transaction<any>, schema: SchemaOverview, c
 }
 
 export async function deleteCollection(ctx: SchemaServiceContext, collection: string): Promise<void> {
-  await withSchemaChange(ctx, async ({ trx, schema }) => {
-    const col = schema.collections[collection];
-    if (!col) throw new CollectionNotFoundError(collection);
-    if (col.system) throw new ForbiddenError("System collections can't be deleted.");
-    await requireNoChildren(trx, collection);
-    await removeCollection(trx, schema, collection);
-  });
+  await withSchemaChange(ctx, (scope) => dropCollection(scope, collection));
+}
+
+/** Deletes a user collection (not a folder still holding others) inside a schema change. */
+export async function dropCollection({ trx, schema }: DdlScope, collection: string): Promise<void> {
+  const col = schema.collections[collection];
+  if (!col) throw new CollectionNotFoundError(collection);
+  if (col.system) throw new ForbiddenError("System collections can't be deleted.");
+  await requireNoChildren(trx, collection);
+  await removeCollection(trx, schema, collection);
 }

@@ -160,6 +160,8 @@ export async function defaultExpression(ex: Executor, type: FieldType, colType: 
       if (value === false || value === 'false') return 'false';
       throw invalid();
     case 'uuid':
+      // What GET /fields reports for a generated uuid key: a new uuid per row.
+      if (value === 'gen_random_uuid()') return 'gen_random_uuid()';
       if (!isUuid(value)) throw invalid();
       return `${await quote(ex, value)}::uuid`;
     case 'json':

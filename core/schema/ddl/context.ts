@@ -1,5 +1,6 @@
 /** What schema-management calls receive, and the one way DDL runs: a transaction holding the schema lock,
  * validated against an overview read inside that transaction, and a cache invalidation after commit. */
+import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Kysely, Transaction } from 'kysely';
 import type { Accountability } from '../../access/accountability.ts';
 import type { Config } from '../../config.ts';
@@ -53,9 +54,13 @@ export async function withSchemaChange<T>(ctx: SchemaServiceContext, fn: (scope:
   return { result, schema };
 }
 
+/** Collects the DDL statements run inside `ddlRecorder.run(list, fn)` (a schema apply's dry run prints them). */
+export const ddlRecorder = new AsyncLocalStorage<string[]>();
+
 /** Runs one DDL statement; a Postgres refusal (bad cast, incompatible types, existing data that breaks
  * the new rule) is the caller's mistake, so it becomes INVALID_PAYLOAD rather than a 500. */
 export async function ddl(trx: Transaction<any>, sql: string, params: readonly unknown[] = []): Promise<void> {
+  ddlRecorder.getStore()?.push(sql.replace(/\s+/g, ' '));
   try {
     await run(trx, sql, params);
   } catch (err) {

@@ -250,14 +250,16 @@ export async function removeField(trx: Transaction<any>, schema: SchemaOverview,
 }
 
 export async function deleteField(ctx: SchemaServiceContext, collection: string, field: string): Promise<void> {
-  await withSchemaChange(ctx, async ({ trx, schema }) => {
-    const col = schema.collections[collection];
-    if (!col) throw new CollectionNotFoundError(collection);
-    const f = col.fields[field];
-    if (!f) throw new FieldNotFoundError(collection, field);
-    await requireEditable(trx, collection, field);
-    if (f.isPrimaryKey) throw new InvalidPayloadError("The primary key field can't be deleted.");
-    await removeField(trx, schema, collection, field, new Set());
-  });
+  await withSchemaChange(ctx, (scope) => dropField(scope, collection, field));
 }
 
+/** Deletes a field (not the primary key) and what hangs on it inside a schema change. */
+export async function dropField({ trx, schema }: DdlScope, collection: string, field: string): Promise<void> {
+  const col = schema.collections[collection];
+  if (!col) throw new CollectionNotFoundError(collection);
+  const f = col.fields[field];
+  if (!f) throw new FieldNotFoundError(collection, field);
+  await requireEditable(trx, collection, field);
+  if (f.isPrimaryKey) throw new InvalidPayloadError("The primary key field can't be deleted.");
+  await removeField(trx, schema, collection, field, new Set());
+}

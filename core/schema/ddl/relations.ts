@@ -7,7 +7,7 @@ import { ident, run } from '../../db/database.ts';
 import { CollectionNotFoundError, ForbiddenError, InvalidPayloadError, NotFoundError } from '../../errors.ts';
 import type { Relation, SchemaOverview } from '../types.ts';
 import { readPermission, requireAppAccess, requireReadableCollection } from './access.ts';
-import { ddl, requireAdmin, withSchemaChange, type SchemaServiceContext } from './context.ts';
+import { ddl, requireAdmin, withSchemaChange, type DdlScope, type SchemaServiceContext } from './context.ts';
 import { addField } from './fields.ts';
 import { requireMetaObject } from './meta.ts';
 import { constraintName, isIdentifier, isSystemCollection, optionalIdentifier, requireIdentifier } from './names.ts';
@@ -115,49 +115,54 @@ function requireColumn(schema: SchemaOverview, collection: string, field: string
 
 export async function createRelation(ctx: SchemaServiceContext, body: Record<string, unknown>): Promise<RelationObject> {
   requireAdmin(ctx);
+  const { result: [collection, field], schema } = await withSchemaChange(ctx, (scope) => addRelation(scope, body));
+  return readRelation(ctx, collection, field, schema);
+}
+
+/** Creates a relation (its foreign key, and the O2M alias it names) inside a schema change; returns its
+ * collection and field. */
+export async function addRelation({ trx, schema }: DdlScope, body: Record<string, unknown>): Promise<[string, string]> {
   const collection = requireIdentifier(body.collection, 'collection');
   const field = requireIdentifier(body.field, 'field');
   const related = optionalIdentifier(body.related_collection, 'related_collection');
   const metaIn = requireMetaObject(body.meta) ?? {};
   const schemaIn = body.schema === null ? null : requireMetaObject(body.schema, 'schema') ?? {};
 
-  const { schema } = await withSchemaChange(ctx, async ({ trx, schema }) => {
-    const col = schema.collections[collection];
-    if (!col || col.folder) throw new InvalidPayloadError(`Collection "${collection}" doesn't exist.`);
-    requireColumn(schema, collection, field, 'field');
-    if (findRelation(schema, collection, field)) {
-      throw new InvalidPayloadError(`Field "${field}" in collection "${collection}" already has an associated relationship.`);
+  const col = schema.collections[collection];
+  if (!col || col.folder) throw new InvalidPayloadError(`Collection "${collection}" doesn't exist.`);
+  requireColumn(schema, collection, field, 'field');
+  if (findRelation(schema, collection, field)) {
+    throw new InvalidPayloadError(`Field "${field}" in collection "${collection}" already has an associated relationship.`);
+  }
+  const meta = parseMeta(schema, metaIn);
+  if (related) {
+    const relCol = schema.collections[related];
+    if (!relCol || relCol.folder) throw new InvalidPayloadError(`Collection "${related}" doesn't exist.`);
+    if (!relCol.primary) throw new InvalidPayloadError(`Collection "${related}" has no primary key.`);
+    const pk = relCol.fields[relCol.primary];
+    if (family(col.fields[field].dbType) !== family(pk.dbType)) {
+      throw new InvalidPayloadError(`Field "${field}" must have the type of the primary key of "${related}" (${pk.type}).`);
     }
-    const meta = parseMeta(schema, metaIn);
-    if (related) {
-      const relCol = schema.collections[related];
-      if (!relCol || relCol.folder) throw new InvalidPayloadError(`Collection "${related}" doesn't exist.`);
-      if (!relCol.primary) throw new InvalidPayloadError(`Collection "${related}" has no primary key.`);
-      const pk = relCol.fields[relCol.primary];
-      if (family(col.fields[field].dbType) !== family(pk.dbType)) {
-        throw new InvalidPayloadError(`Field "${field}" must have the type of the primary key of "${related}" (${pk.type}).`);
-      }
-      if (meta.one_allowed_collections || meta.one_collection_field) {
-        throw new InvalidPayloadError('"meta.one_allowed_collections" and "meta.one_collection_field" are only for relations without "related_collection".');
-      }
-      if (schemaIn !== null) {
-        await addForeignKey(trx, schema, collection, field, related,
-          parseAction(schemaIn.on_delete, 'on_delete', 'SET NULL'), parseAction(schemaIn.on_update, 'on_update', 'NO ACTION'));
-      }
-      if (meta.one_field) await ensureOneField(trx, schema, related, meta.one_field);
-    } else {
-      if (!meta.one_collection_field || !meta.one_allowed_collections) {
-        throw new InvalidPayloadError('"related_collection" is required, or "meta.one_collection_field" and "meta.one_allowed_collections" for a many-to-any relation.');
-      }
-      requireColumn(schema, collection, meta.one_collection_field, 'meta.one_collection_field');
-      if (meta.one_field) throw new InvalidPayloadError('"meta.one_field" needs "related_collection".');
+    if (meta.one_allowed_collections || meta.one_collection_field) {
+      throw new InvalidPayloadError('"meta.one_allowed_collections" and "meta.one_collection_field" are only for relations without "related_collection".');
     }
-    await run(trx, `insert into svc_relations (many_collection, many_field, one_collection, one_field, one_collection_field,
-      one_allowed_collections, junction_field, sort_field, one_deselect_action) values ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
-    [collection, field, related, meta.one_field ?? null, meta.one_collection_field ?? null, meta.one_allowed_collections ?? null,
-      meta.junction_field ?? null, meta.sort_field ?? null, meta.one_deselect_action ?? 'nullify']);
-  });
-  return readRelation(ctx, collection, field, schema);
+    if (schemaIn !== null) {
+      await addForeignKey(trx, schema, collection, field, related,
+        parseAction(schemaIn.on_delete, 'on_delete', 'SET NULL'), parseAction(schemaIn.on_update, 'on_update', 'NO ACTION'));
+    }
+    if (meta.one_field) await ensureOneField(trx, schema, related, meta.one_field);
+  } else {
+    if (!meta.one_collection_field || !meta.one_allowed_collections) {
+      throw new InvalidPayloadError('"related_collection" is required, or "meta.one_collection_field" and "meta.one_allowed_collections" for a many-to-any relation.');
+    }
+    requireColumn(schema, collection, meta.one_collection_field, 'meta.one_collection_field');
+    if (meta.one_field) throw new InvalidPayloadError('"meta.one_field" needs "related_collection".');
+  }
+  await run(trx, `insert into svc_relations (many_collection, many_field, one_collection, one_field, one_collection_field,
+    one_allowed_collections, junction_field, sort_field, one_deselect_action) values ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+  [collection, field, related, meta.one_field ?? null, meta.one_collection_field ?? null, meta.one_allowed_collections ?? null,
+    meta.junction_field ?? null, meta.sort_field ?? null, meta.one_deselect_action ?? 'nullify']);
+  return [collection, field];
 }
 
 /** The relation at collection.field for a change: 404s for unknown ones, 403 for built-in system links. */
@@ -170,44 +175,50 @@ function requireChangeable(schema: SchemaOverview, collection: string, field: st
 }
 
 export async function updateRelation(ctx: SchemaServiceContext, collection: string, field: string, body: Record<string, unknown>): Promise<RelationObject> {
-  const { schema } = await withSchemaChange(ctx, async ({ trx, schema }) => {
-    const r = requireChangeable(schema, collection, field);
-    const related = r.related_collection;
-    if ('schema' in body && related) {
-      const schemaIn = body.schema === null ? null : requireMetaObject(body.schema, 'schema') ?? {};
-      const onDelete = parseAction(schemaIn?.on_delete, 'on_delete', r.schema?.on_delete ?? 'SET NULL');
-      const onUpdate = parseAction(schemaIn?.on_update, 'on_update', r.schema?.on_update ?? 'NO ACTION');
-      if (r.schema?.constraint_name) {
-        await ddl(trx, `alter table ${ident(collection)} drop constraint if exists ${ident(r.schema.constraint_name)}`);
-      }
-      if (schemaIn !== null) await addForeignKey(trx, schema, collection, field, related, onDelete, onUpdate);
-    }
-    const metaIn = requireMetaObject(body.meta);
-    if (!metaIn) return;
-    const meta = parseMeta(schema, metaIn);
-    if (meta.one_field && !related) throw new InvalidPayloadError('"meta.one_field" needs "related_collection".');
-    if (meta.one_field && related) await ensureOneField(trx, schema, related, meta.one_field);
-    if (meta.one_collection_field) requireColumn(schema, collection, meta.one_collection_field, 'meta.one_collection_field');
-    const entries = Object.entries(meta);
-    if (r.meta.id === null) {
-      await run(trx, 'insert into svc_relations (many_collection, many_field, one_collection) values ($1, $2, $3)', [collection, field, related]);
-    }
-    if (entries.length > 0) {
-      // Keys come from the fixed list parseMeta knows.
-      const sets = entries.map(([k], i) => `${ident(k)} = $${i + 1}`);
-      await run(trx, `update svc_relations set ${sets.join(', ')} where many_collection = $${entries.length + 1} and many_field = $${entries.length + 2}`,
-        [...entries.map(([, v]) => v), collection, field]);
-    }
-  });
+  const { schema } = await withSchemaChange(ctx, (scope) => changeRelation(scope, collection, field, body));
   return readRelation(ctx, collection, field, schema);
 }
 
-export async function deleteRelation(ctx: SchemaServiceContext, collection: string, field: string): Promise<void> {
-  await withSchemaChange(ctx, async ({ trx, schema }) => {
-    const r = requireChangeable(schema, collection, field);
+/** Changes a relation's foreign key actions (`schema`) and `meta` inside a schema change. */
+export async function changeRelation({ trx, schema }: DdlScope, collection: string, field: string, body: Record<string, unknown>): Promise<void> {
+  const r = requireChangeable(schema, collection, field);
+  const related = r.related_collection;
+  if ('schema' in body && related) {
+    const schemaIn = body.schema === null ? null : requireMetaObject(body.schema, 'schema') ?? {};
+    const onDelete = parseAction(schemaIn?.on_delete, 'on_delete', r.schema?.on_delete ?? 'SET NULL');
+    const onUpdate = parseAction(schemaIn?.on_update, 'on_update', r.schema?.on_update ?? 'NO ACTION');
     if (r.schema?.constraint_name) {
       await ddl(trx, `alter table ${ident(collection)} drop constraint if exists ${ident(r.schema.constraint_name)}`);
     }
-    await run(trx, 'delete from svc_relations where many_collection = $1 and many_field = $2', [collection, field]);
-  });
+    if (schemaIn !== null) await addForeignKey(trx, schema, collection, field, related, onDelete, onUpdate);
+  }
+  const metaIn = requireMetaObject(body.meta);
+  if (!metaIn) return;
+  const meta = parseMeta(schema, metaIn);
+  if (meta.one_field && !related) throw new InvalidPayloadError('"meta.one_field" needs "related_collection".');
+  if (meta.one_field && related) await ensureOneField(trx, schema, related, meta.one_field);
+  if (meta.one_collection_field) requireColumn(schema, collection, meta.one_collection_field, 'meta.one_collection_field');
+  const entries = Object.entries(meta);
+  if (r.meta.id === null) {
+    await run(trx, 'insert into svc_relations (many_collection, many_field, one_collection) values ($1, $2, $3)', [collection, field, related]);
+  }
+  if (entries.length > 0) {
+    // Keys come from the fixed list parseMeta knows.
+    const sets = entries.map(([k], i) => `${ident(k)} = $${i + 1}`);
+    await run(trx, `update svc_relations set ${sets.join(', ')} where many_collection = $${entries.length + 1} and many_field = $${entries.length + 2}`,
+      [...entries.map(([, v]) => v), collection, field]);
+  }
+}
+
+export async function deleteRelation(ctx: SchemaServiceContext, collection: string, field: string): Promise<void> {
+  await withSchemaChange(ctx, (scope) => dropRelation(scope, collection, field));
+}
+
+/** Deletes a relation (its foreign key; the field stays) inside a schema change. */
+export async function dropRelation({ trx, schema }: DdlScope, collection: string, field: string): Promise<void> {
+  const r = requireChangeable(schema, collection, field);
+  if (r.schema?.constraint_name) {
+    await ddl(trx, `alter table ${ident(collection)} drop constraint if exists ${ident(r.schema.constraint_name)}`);
+  }
+  await run(trx, 'delete from svc_relations where many_collection = $1 and many_field = $2', [collection, field]);
 }
