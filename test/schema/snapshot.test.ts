@@ -90,3 +90,140 @@ describe('schema apply', () => {
     }
   });
 });
+
+/** A schema of one collection, `people`, for the change tests; `extra` fields are added to it. */
+async function peopleApp(): Promise<TestApp> {
+  const t = await createTestApp();
+  const res = await t.req('POST', '/collections', {
+    collection: 'people', schema: {}, meta: { note: 'Staff' },
+    fields: [
+      { field: 'id', type: 'integer', meta: { hidden: true }, schema: { is_primary_key: true, has_auto_increment: true } },
+      { field: 'name', type: 'string', meta: { interface: 'input' }, schema: { max_length: 50 } },
+      { field: 'code', type: 'string', meta: null, schema: {} },
+      { field: 'age', type: 'integer', meta: null, schema: {} },
+      { field: 'notes', type: 'text', meta: null, schema: {} },
+    ],
+  });
+  expect(res.status, JSON.stringify(res.body)).toBe(200);
+  for (const [name, code, age] of [['Ann Lee', 'A', 31], ['Bo Chen', 'A', 45]] as const) {
+    expect((await t.req('POST', '/items/people', { name, code, age, notes: `${name} works here` })).status).toBe(200);
+  }
+  return t;
+}
+
+const snap = async (t: TestApp): Promise<any> => (await t.req('GET', '/schema/snapshot')).body.data;
+const editField = (s: any, field: string, fn: (f: any) => void): any => {
+  const copy = structuredClone(s);
+  fn(copy.fields.find((f: any) => f.collection === 'people' && f.field === field));
+  return copy;
+};
+const people = async (t: TestApp): Promise<any[]> => (await t.req('GET', '/items/people?sort=id&fields=name,code,age,notes')).body.data;
+
+describe('schema apply: changes to a schema with data', () => {
+  let t: TestApp;
+  beforeAll(async () => { t = await peopleApp(); });
+  afterAll(async () => { await t.close(); });
+
+  it('widens a type in place, keeping every value, and is not destructive', async () => {
+    const before = await people(t);
+    const wanted = editField(editField(await snap(t), 'name', (f) => { f.schema.max_length = 200; }), 'age', (f) => {
+      f.type = 'bigInteger';
+    });
+    const d = await diffTo(t, wanted);
+    expect(d.body.data.destructive).toEqual([]);
+    expect(d.body.data.diff.fields.map((f: any) => f.field).sort()).toEqual(['age', 'name']);
+    expect((await t.req('POST', '/schema/apply', { hash: d.body.data.hash, diff: d.body.data.diff })).status).toBe(204);
+    const fields = (await t.req('GET', '/fields/people')).body.data;
+    expect(fields.find((f: any) => f.field === 'name').schema.max_length).toBe(200);
+    expect(fields.find((f: any) => f.field === 'age').type).toBe('bigInteger');
+    expect((await people(t)).map((p) => ({ ...p, age: Number(p.age) }))).toEqual(before);
+    expect((await diffTo(t, wanted)).status).toBe(204);
+  });
+
+  it('lists data-losing steps apart and changes nothing without allow_destructive', async () => {
+    const current = await snap(t);
+    // notes goes, name narrows to 10 characters, and code is "renamed" to ref (never guessed: a drop and an add).
+    const wanted = editField(current, 'name', (f) => { f.schema.max_length = 10; });
+    wanted.fields = wanted.fields.filter((f: any) => f.field !== 'notes').map((f: any) => (f.field === 'code' ? { ...f, field: 'ref', schema: { ...f.schema, name: 'ref' } } : f));
+    const d = await diffTo(t, wanted);
+    expect(d.status).toBe(200);
+    expect(d.body.data.destructive.map((s: any) => [s.kind, s.field])).toEqual([['field', 'code'], ['type', 'name'], ['field', 'notes']]);
+    const refused = await t.req('POST', '/schema/apply', { hash: d.body.data.hash, diff: d.body.data.diff });
+    expect(refused.status).toBe(400);
+    expect(refused.body.errors[0].message).toMatch(/allow_destructive/);
+    expect(refused.body.errors[0].extensions.destructive).toHaveLength(3);
+    expect(comparable(await snap(t))).toEqual(comparable(current));
+    // A dry run lists the steps and the SQL, and changes nothing either.
+    const dry = await t.req('POST', '/schema/apply?dry_run=true', { hash: d.body.data.hash, diff: d.body.data.diff });
+    expect(dry.status, JSON.stringify(dry.body)).toBe(200);
+    expect(dry.body.data.steps).toEqual(['add field people.ref (string)', 'change field people.name (max_length)', 'delete field people.code', 'delete field people.notes']);
+    expect(dry.body.data.sql).toEqual(expect.arrayContaining([
+      expect.stringMatching(/^alter table "people" add column "ref" varchar\(255\)/),
+      expect.stringMatching(/^alter table "people" alter column "name" type varchar\(10\)/),
+      expect.stringMatching(/^alter table "people" drop column if exists "notes"/),
+    ]));
+    expect(comparable(await snap(t))).toEqual(comparable(current));
+  });
+
+  it('refuses a diff made before another change of the schema (409), and changes nothing', async () => {
+    const current = await snap(t);
+    const wanted = structuredClone(current);
+    wanted.collections.find((c: any) => c.collection === 'people').meta.note = 'Everyone';
+    const d = await diffTo(t, wanted);
+    expect((await t.req('POST', '/fields/people', { field: 'nickname', type: 'string' })).status).toBe(200);
+    const stale = await t.req('POST', '/schema/apply', { hash: d.body.data.hash, diff: d.body.data.diff });
+    expect(stale.status).toBe(409);
+    expect(stale.body.errors[0].message).toMatch(/changed since this diff was made/);
+    expect((await t.req('GET', '/collections/people')).body.data.meta.note).toBe('Staff');
+  });
+
+  it('leaves everything as it was when a step fails half-way', async () => {
+    const current = await snap(t);
+    const wanted = editField(current, 'code', (f) => { f.schema.is_unique = true; });
+    wanted.collections.push({ collection: 'teams', meta: null, schema: { name: 'teams', comment: null } });
+    wanted.fields.push({ collection: 'teams', field: 'id', type: 'integer', meta: null, schema: { is_primary_key: true, has_auto_increment: true } });
+    const d = await diffTo(t, wanted);
+    const res = await t.req('POST', '/schema/apply', { hash: d.body.data.hash, diff: d.body.data.diff });
+    // Both people have code "A": the unique flag fails after the new table was made.
+    expect(res.status).toBe(400);
+    expect(res.body.errors[0].message).toMatch(/^Step 2 of 2 \(change field people\.code \(is_unique\)\) failed: .*Nothing was changed\.$/);
+    expect(await userCollections(t)).toEqual(['people']);
+    expect(comparable(await snap(t))).toEqual(comparable(current));
+  });
+
+  it('applies the destructive diff with allow_destructive', async () => {
+    const current = await snap(t);
+    const wanted = structuredClone(current);
+    wanted.fields = wanted.fields.filter((f: any) => f.field !== 'notes');
+    const res = await applyDiff(t, wanted, '?allow_destructive=true');
+    expect(res.status, JSON.stringify(res.body)).toBe(204);
+    expect(((await t.req('GET', '/fields/people')).body.data as any[]).map((f) => f.field)).not.toContain('notes');
+    expect(((await t.req('GET', '/items/people?sort=id')).body.data as any[]).map((p) => p.name)).toEqual(['Ann Lee', 'Bo Chen']);
+    expect((await diffTo(t, wanted)).status).toBe(204);
+  });
+});
+
+describe('schema apply: bad input', () => {
+  it.each([
+    ['no hash', { diff: { collections: [], fields: [], relations: [] } }, /"hash" is required/],
+    ['a path into the prototype', { hash: 'x', diff: { collections: [{ collection: 'people', diff: [{ kind: 'E', path: ['__proto__', 'polluted'], rhs: 1 }] }] } }, /path must be a list/],
+    ['a system collection', { hash: 'x', diff: { collections: [{ collection: 'svc_users', diff: [{ kind: 'D', lhs: {} }] }] } }, /system collections/],
+    ['an unknown kind', { hash: 'x', diff: { fields: [{ collection: 'a', field: 'b', diff: [{ kind: 'X' }] }] } }, /kind must be N, D, E or A/],
+  ])('refuses %s with 400', async (_name, body, message) => {
+    const res = await source.req('POST', '/schema/apply', body);
+    expect(res.status).toBe(400);
+    expect(res.body.errors[0].message).toMatch(message);
+    expect(({} as any).polluted).toBeUndefined();
+  });
+
+  it.each([
+    ['another version', { version: 2, collections: [] }, /version 2/],
+    ['another vendor', { version: 1, vendor: 'mysql', collections: [] }, /mysql/],
+    ['a system collection', { version: 1, collections: [{ collection: 'svc_files', meta: null, schema: null }] }, /system collections/],
+    ['a collection twice', { version: 1, collections: [{ collection: 'a' }, { collection: 'a' }] }, /twice/],
+  ])('refuses a snapshot with %s', async (_name, body, message) => {
+    const res = await source.req('POST', '/schema/diff', body);
+    expect(res.status).toBe(400);
+    expect(res.body.errors[0].message).toMatch(message);
+  });
+});

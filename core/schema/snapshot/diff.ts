@@ -110,6 +110,29 @@ function diffMaps<T>(current: Map<string, T>, desired: Map<string, T>, entry: (k
   }
 }
 
+/** Column and key properties that follow from others (the names, the database type of a field type, the foreign key
+ * of a relation): a snapshot written by hand need not keep them right, so they are taken from this schema where the
+ * object exists on both sides, and a diff never holds them alone. */
+const DERIVED_COLUMN = ['name', 'table', 'data_type', 'foreign_key_schema', 'foreign_key_table', 'foreign_key_column', 'comment', 'constraint_name', 'column'];
+
+function withDerived<T extends { schema: unknown }>(current: T | undefined, desired: T): T {
+  const from = current?.schema as Record<string, unknown> | null | undefined;
+  const to = desired.schema as Record<string, unknown> | null;
+  if (!from || !to) return desired;
+  const schema = { ...to };
+  for (const key of DERIVED_COLUMN) {
+    if (key in from) schema[key] = from[key];
+    else delete schema[key];
+  }
+  return { ...desired, schema };
+}
+
+/** `desired` with its derived properties taken from `current`. */
+export function alignDerived(current: SchemaParts, desired: SchemaParts): SchemaParts {
+  const align = <T extends { schema: unknown }>(a: Map<string, T>, b: Map<string, T>): Map<string, T> => new Map([...b].map(([k, v]) => [k, withDerived(a.get(k), v)]));
+  return { collections: align(current.collections, desired.collections), fields: align(current.fields, desired.fields), relations: align(current.relations, desired.relations) };
+}
+
 /** The changes that turn `current` into `desired`. */
 export function diffParts(current: SchemaParts, desired: SchemaParts): SnapshotDiff {
   const out: SnapshotDiff = { collections: [], fields: [], relations: [] };

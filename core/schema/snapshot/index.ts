@@ -5,7 +5,7 @@ import { ConflictError, InvalidPayloadError, ServiceError } from '../../errors.t
 import { ddlRecorder, requireAdmin, withSchemaChange, type SchemaServiceContext } from '../ddl/context.ts';
 import { fieldIndexName } from '../ddl/indexes.ts';
 import { loadSchemaOverview } from '../load.ts';
-import { applyDiffToParts, destructiveSteps, diffParts, isEmptyDiff, parseDiffBody, parseSnapshot, partsOf, type DestructiveStep, type SnapshotDiff } from './diff.ts';
+import { alignDerived, applyDiffToParts, destructiveSteps, diffParts, isEmptyDiff, parseDiffBody, parseSnapshot, partsOf, type DestructiveStep, type SnapshotDiff } from './diff.ts';
 import { planSteps } from './plan.ts';
 import { readSnapshot, snapshotHash, type SchemaSnapshot } from './snapshot.ts';
 
@@ -30,9 +30,9 @@ export interface SchemaDiffResult {
 /** The diff from this schema to `snapshot`, or null when they are the same. */
 export async function schemaDiff(ctx: SchemaServiceContext, snapshot: unknown, opts: { force?: boolean } = {}): Promise<SchemaDiffResult | null> {
   requireAdmin(ctx);
-  const desired = partsOf(parseSnapshot(snapshot, opts.force));
   const current = await schemaSnapshot(ctx);
   const from = partsOf(current);
+  const desired = alignDerived(from, partsOf(parseSnapshot(snapshot, opts.force)));
   const diff = diffParts(from, desired);
   if (isEmptyDiff(diff)) return null;
   return { hash: snapshotHash(current), diff, destructive: destructiveSteps(from, desired) };
