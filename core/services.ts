@@ -63,6 +63,8 @@ export interface StartOptions {
   /** false: action events are written to the outbox and left to the container's relay instead of being sent after
    * commit (a Lambda is frozen once it answered: it must not wait for the Queue). Default true. */
   sendEventsAfterCommit?: boolean;
+  /** false: the in-process queue's consumer, the notify worker and the relay are not started (a CLI process). */
+  workers?: boolean;
 }
 
 export async function createServices(config: Config, opts: StartOptions = {}): Promise<Services> {
@@ -104,7 +106,7 @@ export async function createServices(config: Config, opts: StartOptions = {}): P
       [WAKE_MESSAGE]: async () => notify.wake(),
     }));
   };
-  if (queue.kind === 'memory') {
+  if (queue.kind === 'memory' && opts.workers !== false) {
     consumeEvents();
     notify.start();
     relay.start();

@@ -12,12 +12,13 @@ class StaticProvider implements MigrationProvider {
 /** Brings the svc_ tables to the latest migration; safe to call from several processes at once. On a Postgres
  * server the migrations run without the statement budget: a migration over a large table, or a process waiting for
  * another one's migration lock, must not be cut at DB_STATEMENT_TIMEOUT and leave the service unable to start. */
-export async function migrateToLatest(database: Database): Promise<void> {
-  if (database.kind === 'pg') await onSessionWithTimeout(database.db, 0, migrate);
-  else await migrate(database.db);
+export async function migrateToLatest(database: Database): Promise<string[]> {
+  if (database.kind === 'pg') return onSessionWithTimeout(database.db, 0, migrate);
+  return migrate(database.db);
 }
 
-async function migrate(db: Kysely<any>): Promise<void> {
+/** Runs the pending migrations; answers the names of those that ran. */
+async function migrate(db: Kysely<any>): Promise<string[]> {
   const migrator = new Migrator({
     db,
     provider: new StaticProvider(),
@@ -30,4 +31,5 @@ async function migrate(db: Kysely<any>): Promise<void> {
     throw new Error(`Migration ${failed?.migrationName ?? ''} failed: ${String((error as Error).message ?? error)}`);
   }
   for (const step of derivedSchema) await step(db);
+  return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
 }

@@ -111,26 +111,39 @@ function diffMaps<T>(current: Map<string, T>, desired: Map<string, T>, entry: (k
 }
 
 /** Column and key properties that follow from others (the names, the database type of a field type, the foreign key
- * of a relation): a snapshot written by hand need not keep them right, so they are taken from this schema where the
- * object exists on both sides, and a diff never holds them alone. */
-const DERIVED_COLUMN = ['name', 'table', 'data_type', 'foreign_key_schema', 'foreign_key_table', 'foreign_key_column', 'comment', 'constraint_name', 'column'];
+ * of a relation): they are always taken from this schema where the object exists on both sides, so a diff never
+ * holds them alone. */
+const DERIVED_COLUMN = new Set(['name', 'table', 'data_type', 'foreign_key_schema', 'foreign_key_table', 'foreign_key_column', 'comment', 'constraint_name', 'column']);
 
-function withDerived<T extends { schema: unknown }>(current: T | undefined, desired: T): T {
-  const from = current?.schema as Record<string, unknown> | null | undefined;
-  const to = desired.schema as Record<string, unknown> | null;
-  if (!from || !to) return desired;
-  const schema = { ...to };
-  for (const key of DERIVED_COLUMN) {
-    if (key in from) schema[key] = from[key];
-    else delete schema[key];
+type Loose = Record<string, unknown>;
+const isObject = (v: unknown): v is Loose => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+function complete<T extends Loose>(current: T | undefined, desired: T): T {
+  if (!current) return desired;
+  const out: Loose = { ...desired };
+  for (const [key, value] of Object.entries(current)) {
+    if (!(key in out)) out[key] = value;
   }
-  return { ...desired, schema };
+  // Settings left null or out of a hand-written file are not managed: this schema keeps its own.
+  if ((out.meta === null || out.meta === undefined) && isObject(current.meta)) out.meta = current.meta;
+  else if (isObject(out.meta) && isObject(current.meta)) out.meta = { ...current.meta, ...out.meta };
+  if (isObject(out.schema) && isObject(current.schema)) {
+    const schema: Loose = { ...current.schema, ...out.schema };
+    for (const key of DERIVED_COLUMN) {
+      if (key in current.schema) schema[key] = current.schema[key];
+      else delete schema[key];
+    }
+    out.schema = schema;
+  }
+  return out as T;
 }
 
-/** `desired` with its derived properties taken from `current`. */
-export function alignDerived(current: SchemaParts, desired: SchemaParts): SchemaParts {
-  const align = <T extends { schema: unknown }>(a: Map<string, T>, b: Map<string, T>): Map<string, T> => new Map([...b].map(([k, v]) => [k, withDerived(a.get(k), v)]));
-  return { collections: align(current.collections, desired.collections), fields: align(current.fields, desired.fields), relations: align(current.relations, desired.relations) };
+/** `desired` completed from `current` for the objects both have: a property left out (a hand-written file need not
+ * list every one) keeps this schema's value, and the derived ones always do. A new object gets the defaults, which
+ * the next diff then takes from this schema: so snapshot -> apply -> diff is empty for a partial file too. */
+export function completeFrom(current: SchemaParts, desired: SchemaParts): SchemaParts {
+  const fill = <T extends object>(a: Map<string, T>, b: Map<string, T>): Map<string, T> => new Map([...b].map(([k, v]) => [k, complete(a.get(k) as Loose | undefined, v as Loose) as T]));
+  return { collections: fill(current.collections, desired.collections), fields: fill(current.fields, desired.fields), relations: fill(current.relations, desired.relations) };
 }
 
 /** The changes that turn `current` into `desired`. */

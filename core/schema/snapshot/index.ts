@@ -5,7 +5,7 @@ import { ConflictError, InvalidPayloadError, ServiceError } from '../../errors.t
 import { ddlRecorder, requireAdmin, withSchemaChange, type SchemaServiceContext } from '../ddl/context.ts';
 import { fieldIndexName } from '../ddl/indexes.ts';
 import { loadSchemaOverview } from '../load.ts';
-import { alignDerived, applyDiffToParts, destructiveSteps, diffParts, isEmptyDiff, parseDiffBody, parseSnapshot, partsOf, type DestructiveStep, type SnapshotDiff } from './diff.ts';
+import { completeFrom, applyDiffToParts, destructiveSteps, diffParts, isEmptyDiff, parseDiffBody, parseSnapshot, partsOf, type DestructiveStep, type SnapshotDiff } from './diff.ts';
 import { planSteps } from './plan.ts';
 import { readSnapshot, snapshotHash, type SchemaSnapshot } from './snapshot.ts';
 
@@ -32,7 +32,7 @@ export async function schemaDiff(ctx: SchemaServiceContext, snapshot: unknown, o
   requireAdmin(ctx);
   const current = await schemaSnapshot(ctx);
   const from = partsOf(current);
-  const desired = alignDerived(from, partsOf(parseSnapshot(snapshot, opts.force)));
+  const desired = completeFrom(from, partsOf(parseSnapshot(snapshot, opts.force)));
   const diff = diffParts(from, desired);
   if (isEmptyDiff(diff)) return null;
   return { hash: snapshotHash(current), diff, destructive: destructiveSteps(from, desired) };
