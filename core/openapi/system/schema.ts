@@ -1,5 +1,6 @@
 /** /collections, /fields and /relations (functions/routes/collections.ts, fields.ts, relations.ts), with the
- * hand-written shapes of their records (Directus' collection, field and relation objects). */
+ * hand-written shapes of their records (Directus' collection, field and relation objects), and /schema (snapshot, diff
+ * and apply: functions/routes/schema.ts). */
 import { operation } from '../operation.ts';
 import { schemaRef } from '../names.ts';
 import type { SchemaObject } from '../types.ts';
@@ -45,6 +46,27 @@ export const SCHEMA_COMPONENTS: Record<string, SchemaObject> = {
       meta: { ...freeObject('svc_relations metadata: one_field, junction_field, sort_field, one_allowed_collections, ...'), nullable: true },
     },
   },
+  SchemaSnapshot: {
+    type: 'object',
+    required: ['version', 'collections', 'fields', 'relations'],
+    properties: {
+      version: { type: 'integer', enum: [1] },
+      svc: { type: 'string', description: 'The server version that wrote it' },
+      vendor: { type: 'string', enum: ['postgres'] },
+      collections: { type: 'array', items: schemaRef('Collection') },
+      fields: { type: 'array', items: schemaRef('Field') },
+      relations: { type: 'array', items: schemaRef('Relation') },
+    },
+  },
+  SchemaDiff: {
+    type: 'object',
+    required: ['hash', 'diff'],
+    properties: {
+      hash: { type: 'string', description: 'The hash of the schema the diff was made against; apply answers 409 once it changed' },
+      diff: freeObject('collections, fields and relations, each a list of {collection, field?, diff: [deep-diff changes N, D, E, A]}'),
+      destructive: { type: 'array', items: freeObject('A step that loses data: {kind: collection | field | type, collection, field?, description}') },
+    },
+  },
 };
 
 export function schemaEndpoints(): Endpoint[] {
@@ -78,5 +100,24 @@ export function schemaEndpoints(): Endpoint[] {
     endpoint('get', '/relations/{collection}/{field}', operation({ id: 'readRelation', summary: 'Read a relation', ...r, parameters: [cParam, fParam], data: relation, pathParams: true })),
     endpoint('patch', '/relations/{collection}/{field}', operation({ id: 'updateRelation', summary: 'Update a relation', ...r, parameters: [cParam, fParam], body: relation, data: relation, pathParams: true })),
     endpoint('delete', '/relations/{collection}/{field}', operation({ id: 'deleteRelation', summary: 'Delete a relation', ...r, parameters: [cParam, fParam], status: 204, pathParams: true })),
+
+    endpoint('get', '/schema/snapshot', operation({
+      id: 'schemaSnapshot', summary: 'The schema as a snapshot (admin)', tag: 'Schema', data: schemaRef('SchemaSnapshot'),
+      parameters: [{ name: 'export', in: 'query', description: 'json or yaml: the snapshot as a file to download', schema: { type: 'string', enum: ['json', 'yaml'] } }],
+    })),
+    endpoint('post', '/schema/diff', operation({
+      id: 'schemaDiff', summary: 'The changes from this schema to a snapshot (204 when none; admin)', tag: 'Schema',
+      parameters: [{ name: 'force', in: 'query', description: 'Compare a snapshot of another version or vendor anyway', schema: { type: 'boolean' } }],
+      content: { 'application/json': schemaRef('SchemaSnapshot'), 'application/yaml': schemaRef('SchemaSnapshot') },
+      data: schemaRef('SchemaDiff'), maybeEmpty: true,
+    })),
+    endpoint('post', '/schema/apply', operation({
+      id: 'schemaApply', summary: 'Apply a diff in one transaction (204; 409 when the schema changed since the diff; admin)', tag: 'Schema',
+      parameters: [
+        { name: 'allow_destructive', in: 'query', description: 'Also run the steps that lose data', schema: { type: 'boolean' } },
+        { name: 'dry_run', in: 'query', description: 'Run and roll back: answers the steps and the SQL', schema: { type: 'boolean' } },
+      ],
+      body: schemaRef('SchemaDiff'), status: 204, unique: true,
+    })),
   ];
 }

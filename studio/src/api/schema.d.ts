@@ -1493,6 +1493,57 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/schema/apply": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Apply a diff in one transaction (204; 409 when the schema changed since the diff; admin) */
+        post: operations["schemaApply"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/schema/diff": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** The changes from this schema to a snapshot (204 when none; admin) */
+        post: operations["schemaDiff"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/schema/snapshot": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The schema as a snapshot (admin) */
+        get: operations["schemaSnapshot"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/server/health": {
         parameters: {
             query?: never;
@@ -2937,6 +2988,28 @@ export interface components {
             status?: string;
             user_updated?: (string | components["schemas"]["Users"]) | null;
             version?: (string | components["schemas"]["Versions"]) | null;
+        };
+        SchemaDiff: {
+            destructive?: {
+                [key: string]: unknown;
+            }[];
+            /** @description collections, fields and relations, each a list of {collection, field?, diff: [deep-diff changes N, D, E, A]} */
+            diff: {
+                [key: string]: unknown;
+            };
+            /** @description The hash of the schema the diff was made against; apply answers 409 once it changed */
+            hash: string;
+        };
+        SchemaSnapshot: {
+            collections: components["schemas"]["Collection"][];
+            fields: components["schemas"]["Field"][];
+            relations: components["schemas"]["Relation"][];
+            /** @description The server version that wrote it */
+            svc?: string;
+            /** @enum {string} */
+            vendor?: "postgres";
+            /** @enum {integer} */
+            version: 1;
         };
         /** @description An item of svc_settings */
         Settings: {
@@ -9168,6 +9241,113 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    schemaApply: {
+        parameters: {
+            query?: {
+                /** @description Also run the steps that lose data */
+                allow_destructive?: boolean;
+                /** @description Run and roll back: answers the steps and the SQL */
+                dry_run?: boolean;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SchemaDiff"];
+            };
+        };
+        responses: {
+            /** @description No content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["ContentTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    schemaDiff: {
+        parameters: {
+            query?: {
+                /** @description Compare a snapshot of another version or vendor anyway */
+                force?: boolean;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SchemaSnapshot"];
+                "application/yaml": components["schemas"]["SchemaSnapshot"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["SchemaDiff"];
+                    };
+                };
+            };
+            /** @description Written; the caller may not read the records back */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["ContentTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    schemaSnapshot: {
+        parameters: {
+            query?: {
+                /** @description json or yaml: the snapshot as a file to download */
+                export?: "json" | "yaml";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["SchemaSnapshot"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["ServiceUnavailable"];
         };
