@@ -41,6 +41,8 @@ export interface Config {
   adminPassword: string | null;
   projectName: string;
   maxPayloadSize: number;
+  /** SCHEMA_MAX_PAYLOAD_SIZE: the largest snapshot or diff POST /schema/diff and /schema/apply read (admins only). */
+  schemaMaxPayloadSize: number;
   querystringMaxParseDepth: number;
   queryLimitDefault: number;
   queryLimitMax: number;
@@ -326,6 +328,7 @@ export function loadConfig(env: Env = process.env): Config {
     adminPassword: opt(env, 'ADMIN_PASSWORD'),
     projectName: str(env, 'PROJECT_NAME', 'svc'),
     maxPayloadSize: parseBytes(str(env, 'MAX_PAYLOAD_SIZE', '1mb')),
+    schemaMaxPayloadSize: parseBytes(str(env, 'SCHEMA_MAX_PAYLOAD_SIZE', '32mb')),
     querystringMaxParseDepth: int(env, 'QUERYSTRING_MAX_PARSE_DEPTH', 10),
     queryLimitDefault: int(env, 'QUERY_LIMIT_DEFAULT', 100),
     queryLimitMax: int(env, 'QUERY_LIMIT_MAX', -1),

@@ -3,6 +3,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { createInterface } from 'node:readline/promises';
 import { parse as parseYaml, stringify as toYaml } from 'yaml';
+import { summarizeDestructive } from '../../core/schema/snapshot/diff.ts';
 import type { SchemaDiffResult } from '../../core/schema/snapshot/index.ts';
 import { CliError, EXIT, type Output } from './output.ts';
 import type { Target } from './target.ts';
@@ -99,7 +100,7 @@ export async function applyCommand(target: Target, out: Output, file: string, op
     return;
   }
   if (plan.destructive.length && !opts.allowDestructive) {
-    throw new CliError(`the change loses data (${plan.destructive.map((d) => d.description).join(' ')}) Nothing was changed; pass --allow-destructive to go ahead`);
+    throw new CliError(`the change loses data: it ${summarizeDestructive(plan.destructive)}. Nothing was changed; pass --allow-destructive to go ahead`);
   }
   out.say(`Applying ${plan.steps.length} steps to ${target.where}:`);
   for (const [i, s] of plan.steps.entries()) out.say(`  ${i + 1}. ${s}`);

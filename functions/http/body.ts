@@ -4,8 +4,8 @@ import { ContentTooLargeError, InvalidPayloadError, UnsupportedMediaTypeError } 
 import type { AppEnv } from './env.ts';
 import { readBounded } from '../../core/streams/read-bounded.ts';
 
-export async function readText(c: Context<AppEnv>): Promise<string> {
-  const limit = c.get('services').config.maxPayloadSize;
+/** `limit`: MAX_PAYLOAD_SIZE unless a route allows more. */
+export async function readText(c: Context<AppEnv>, limit: number = c.get('services').config.maxPayloadSize): Promise<string> {
   const length = c.req.header('content-length');
   const declared = length === undefined ? NaN : Number(length);
   if (declared > limit) throw new ContentTooLargeError();
@@ -35,18 +35,18 @@ function unsupported(type: string | undefined): UnsupportedMediaTypeError {
  * form types and a body without a type are what a cross-site form or a no-cors fetch may send without a CORS
  * preflight: reading them as JSON would let another site post to the API with the visitor's cookies. A JSON type
  * needs a preflight, which CORS then rules on. A request without a body needs no type. */
-export async function readJsonText(c: Context<AppEnv>): Promise<string> {
+export async function readJsonText(c: Context<AppEnv>, limit?: number): Promise<string> {
   const type = c.req.header('content-type');
   if (type !== undefined && !isJsonMediaType(type)) throw unsupported(type);
-  const text = await readText(c);
+  const text = await readText(c, limit);
   if (type === undefined && text.length > 0) throw unsupported(type);
   return text;
 }
 
 /** The JSON body, or undefined for an empty body. Malformed JSON is a 400; a body not declared as JSON is
  * 400 UNSUPPORTED_MEDIA_TYPE (readJsonText). */
-export async function readJson(c: Context<AppEnv>): Promise<unknown> {
-  const text = await readJsonText(c);
+export async function readJson(c: Context<AppEnv>, limit?: number): Promise<unknown> {
+  const text = await readJsonText(c, limit);
   if (text.trim() === '') return undefined;
   try {
     return JSON.parse(text);

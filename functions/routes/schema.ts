@@ -3,6 +3,7 @@
 import type { Context, Hono } from 'hono';
 import { parse as parseYaml, stringify as toYaml } from 'yaml';
 import { InvalidPayloadError, UnsupportedMediaTypeError } from '../../core/errors.ts';
+import { requireAdmin, type SchemaServiceContext } from '../../core/schema/ddl/context.ts';
 import { schemaApply, schemaDiff, schemaSnapshot } from '../../core/schema/snapshot/index.ts';
 import { isJsonMediaType, readJson, readText } from '../http/body.ts';
 import type { AppEnv } from '../http/env.ts';
@@ -16,11 +17,11 @@ function flag(c: Context<AppEnv>, name: string): boolean {
 }
 
 /** A snapshot body: JSON, or YAML under a YAML type (both need a CORS preflight, as JSON does). */
-async function readSnapshotBody(c: Context<AppEnv>): Promise<unknown> {
+async function readSnapshotBody(c: Context<AppEnv>, limit: number): Promise<unknown> {
   const type = c.req.header('content-type')?.split(';')[0].trim().toLowerCase();
   if (type && YAML_TYPES.has(type)) {
     try {
-      return parseYaml(await readText(c), { maxAliasCount: 100 });
+      return parseYaml(await readText(c, limit), { maxAliasCount: 100 });
     } catch (err) {
       throw new InvalidPayloadError(`Invalid YAML body: ${(err as Error).message.split('\n')[0]}`);
     }
@@ -28,7 +29,14 @@ async function readSnapshotBody(c: Context<AppEnv>): Promise<unknown> {
   if (type !== undefined && !isJsonMediaType(type)) {
     throw new UnsupportedMediaTypeError('Send the snapshot as JSON (application/json) or YAML (application/yaml).');
   }
-  return readJson(c);
+  return readJson(c, limit);
+}
+
+/** The caller's context, refused before a body is read unless an admin's: these bodies may be large. */
+function adminContext(c: Context<AppEnv>): SchemaServiceContext {
+  const ctx = schemaContext(c);
+  requireAdmin(ctx);
+  return ctx;
 }
 
 export function mountSchemaRoutes(app: Hono<AppEnv>): void {
@@ -45,15 +53,15 @@ export function mountSchemaRoutes(app: Hono<AppEnv>): void {
   });
 
   app.post('/schema/diff', async (c) => {
-    const ctx = schemaContext(c);
-    const result = await schemaDiff(ctx, await readSnapshotBody(c), { force: flag(c, 'force') });
+    const ctx = adminContext(c);
+    const result = await schemaDiff(ctx, await readSnapshotBody(c, ctx.config.schemaMaxPayloadSize), { force: flag(c, 'force') });
     return result ? c.json({ data: result }) : c.body(null, 204);
   });
 
   app.post('/schema/apply', async (c) => {
-    const ctx = schemaContext(c);
+    const ctx = adminContext(c);
     const dryRun = flag(c, 'dry_run');
-    const report = await schemaApply(ctx, await readJson(c), { allowDestructive: flag(c, 'allow_destructive'), dryRun });
+    const report = await schemaApply(ctx, await readJson(c, ctx.config.schemaMaxPayloadSize), { allowDestructive: flag(c, 'allow_destructive'), dryRun });
     return dryRun ? c.json({ data: report }) : c.body(null, 204);
   });
 }

@@ -150,7 +150,7 @@ describe('schema apply: changes to a schema with data', () => {
     expect(d.body.data.destructive.map((s: any) => [s.kind, s.field])).toEqual([['field', 'code'], ['type', 'name'], ['field', 'notes']]);
     const refused = await t.req('POST', '/schema/apply', { hash: d.body.data.hash, diff: d.body.data.diff });
     expect(refused.status).toBe(400);
-    expect(refused.body.errors[0].message).toMatch(/allow_destructive/);
+    expect(refused.body.errors[0].message).toBe('The diff loses data: it deletes 2 fields (people.code, people.notes) and narrows the type of 1 field (people.name). Nothing was changed: apply it with allow_destructive to go ahead.');
     expect(refused.body.errors[0].extensions.destructive).toHaveLength(3);
     expect(comparable(await snap(t))).toEqual(comparable(current));
     // A dry run lists the steps and the SQL, and changes nothing either.
@@ -200,6 +200,21 @@ describe('schema apply: changes to a schema with data', () => {
     expect(((await t.req('GET', '/fields/people')).body.data as any[]).map((f) => f.field)).not.toContain('notes');
     expect(((await t.req('GET', '/items/people?sort=id')).body.data as any[]).map((p) => p.name)).toEqual(['Ann Lee', 'Bo Chen']);
     expect((await diffTo(t, wanted)).status).toBe(204);
+  });
+});
+
+describe('schema diff: large schemas', () => {
+  it('reads a snapshot beyond MAX_PAYLOAD_SIZE (1 MB) from an admin, up to SCHEMA_MAX_PAYLOAD_SIZE', async () => {
+    const big = structuredClone(snapshot);
+    big.collections.push({ collection: 'wide', meta: { note: 'n'.repeat(1000) }, schema: { name: 'wide' } });
+    big.fields.push({ collection: 'wide', field: 'id', type: 'integer', meta: null, schema: { is_primary_key: true, has_auto_increment: true } });
+    for (let i = 0; i < 600; i++) big.fields.push({ collection: 'wide', field: `f${i}`, type: 'string', meta: { note: 'x'.repeat(2000) }, schema: {} });
+    expect(JSON.stringify(big).length).toBeGreaterThan(1_200_000);
+    const res = await source.req('POST', '/schema/diff', big);
+    expect(res.status).toBe(200);
+    expect(res.body.data.diff.fields).toHaveLength(601);
+    expect((await source.req('POST', '/schema/diff', big, { token: null })).status).toBe(403);
+    expect((await source.req('POST', '/items/articles', { title: 'x'.repeat(1_100_000) })).status).toBe(413);
   });
 });
 

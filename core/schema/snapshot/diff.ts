@@ -287,6 +287,18 @@ export function destructiveSteps(current: SchemaParts, desired: SchemaParts): De
   return out;
 }
 
+/** The destructive steps in one sentence: what kind, how many, the first few names. */
+export function summarizeDestructive(steps: DestructiveStep[]): string {
+  const kinds: [DestructiveStep['kind'], string, string][] = [['collection', 'deletes', 'collection'], ['field', 'deletes', 'field'], ['type', 'narrows the type of', 'field']];
+  const parts = kinds.flatMap(([kind, verb, noun]) => {
+    const names = steps.filter((s) => s.kind === kind).map((s) => (s.field ? `${s.collection}.${s.field}` : s.collection));
+    if (names.length === 0) return [];
+    const shown = names.length > 4 ? `${names.slice(0, 3).join(', ')} and ${names.length - 3} more` : names.join(', ');
+    return [`${verb} ${names.length} ${noun}${names.length > 1 ? 's' : ''} (${shown})`];
+  });
+  return parts.length > 1 ? `${parts.slice(0, -1).join(', ')} and ${parts[parts.length - 1]}` : parts[0] ?? '';
+}
+
 function describeType(f: FieldObject): string {
   const s = f.schema;
   if (f.type === 'string') return `string(${num(s, 'max_length', 255)})`;

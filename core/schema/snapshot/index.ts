@@ -5,7 +5,7 @@ import { ConflictError, InvalidPayloadError, ServiceError } from '../../errors.t
 import { ddlRecorder, requireAdmin, withSchemaChange, type SchemaServiceContext } from '../ddl/context.ts';
 import { fieldIndexName } from '../ddl/indexes.ts';
 import { loadSchemaOverview } from '../load.ts';
-import { completeFrom, applyDiffToParts, destructiveSteps, diffParts, isEmptyDiff, parseDiffBody, parseSnapshot, partsOf, type DestructiveStep, type SnapshotDiff } from './diff.ts';
+import { completeFrom, applyDiffToParts, summarizeDestructive, destructiveSteps, diffParts, isEmptyDiff, parseDiffBody, parseSnapshot, partsOf, type DestructiveStep, type SnapshotDiff } from './diff.ts';
 import { planSteps } from './plan.ts';
 import { readSnapshot, snapshotHash, type SchemaSnapshot } from './snapshot.ts';
 
@@ -69,14 +69,15 @@ export async function schemaApply(ctx: SchemaServiceContext, body: unknown, opts
       const destructive = destructiveSteps(from, to);
       if (destructive.length && !opts.allowDestructive && !opts.dryRun) {
         throw new InvalidPayloadError(
-          `The diff loses data (${destructive.map((d) => d.description).join(' ')}) Nothing was changed: apply it with allow_destructive to go ahead.`,
+          `The diff loses data: it ${summarizeDestructive(destructive)}. Nothing was changed: apply it with allow_destructive to go ahead.`,
           { destructive },
         );
       }
       const steps = planSteps(from, to);
+      let schema = scope.schema;
       for (const [i, step] of steps.entries()) {
-        // Each step sees what the ones before it made.
-        const schema = i === 0 ? scope.schema : await loadSchemaOverview(scope.trx, 'ddl');
+        // A phase sees what the phases before it made (plan.ts).
+        if (i > 0 && (step.fresh || step.phase !== steps[i - 1].phase)) schema = await loadSchemaOverview(scope.trx, 'ddl');
         try {
           await step.run({ ...scope, schema });
         } catch (err) {

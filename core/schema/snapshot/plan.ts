@@ -19,6 +19,10 @@ import type { SchemaParts } from './diff.ts';
 export interface PlanStep {
   /** What the step does, in words (a dry run lists them). */
   label: string;
+  /** The steps of one phase (1-9 above) don't depend on each other: they run against the overview read when the
+   * phase began. A drop's cascade does reach other objects, so each drop sees what the drops before it left. */
+  phase: number;
+  fresh?: boolean;
   run(scope: DdlScope): Promise<void>;
 }
 
@@ -108,6 +112,7 @@ export function planSteps(current: SchemaParts, desired: SchemaParts): PlanStep[
     const fields = folder ? [] : fieldsOf(desired, name).sort((a, b) => Number(Boolean(b.schema?.is_primary_key)) - Number(Boolean(a.schema?.is_primary_key)));
     if (folder && fieldsOf(desired, name).length) throw new InvalidPayloadError(`Collection "${name}" is a folder and can't have fields.`);
     steps.push({
+      phase: 1,
       label: folder ? `create folder ${name}` : `create collection ${name} (${fields.map((f) => f.field).join(', ')})`,
       run: async (scope) => {
         await addCollection(scope, { collection: name, meta: metaBody(c.meta), schema: folder ? null : {}, fields: fields.map(fieldInput) });
@@ -119,6 +124,7 @@ export function planSteps(current: SchemaParts, desired: SchemaParts): PlanStep[
   for (const [key, f] of desired.fields) {
     if (current.fields.has(key) || !current.collections.has(f.collection)) continue;
     steps.push({
+      phase: 2,
       label: `add field ${f.collection}.${f.field} (${f.type})`,
       run: async ({ trx, schema, indexJobs }) => addField(trx, schema, f.collection, parseFieldInput(fieldInput(f)), indexJobs),
     });
@@ -130,7 +136,7 @@ export function planSteps(current: SchemaParts, desired: SchemaParts): PlanStep[
     if (next && !relationMoved(r, next)) continue;
     // Dropping the field or the collection removes its relation with it.
     if (!desired.collections.has(r.collection) || !desired.fields.has(key)) continue;
-    steps.push({ label: `delete relation ${r.collection}.${r.field}`, run: (scope) => dropRelation(scope, r.collection, r.field) });
+    steps.push({ phase: 3, label: `delete relation ${r.collection}.${r.field}`, run: (scope) => dropRelation(scope, r.collection, r.field) });
   }
 
   // 4. Changed collection settings.
@@ -143,7 +149,7 @@ export function planSteps(current: SchemaParts, desired: SchemaParts): PlanStep[
     if (same(was.meta, c.meta)) continue;
     if (c.meta === null) throw new InvalidPayloadError(`Collection "${name}": its settings can be changed but not removed.`);
     const meta = metaBody(c.meta);
-    steps.push({ label: `change collection ${name}`, run: (scope) => changeCollections(scope, [{ collection: name, body: { meta } }]) });
+    steps.push({ phase: 4, label: `change collection ${name}`, run: (scope) => changeCollections(scope, [{ collection: name, body: { meta } }]) });
   }
 
   // 5. Changed fields, in place.
@@ -153,7 +159,7 @@ export function planSteps(current: SchemaParts, desired: SchemaParts): PlanStep[
     const body = fieldChange(was, f);
     if (!body) continue;
     const what = Object.keys(body).map((k) => (k === 'schema' ? Object.keys(body.schema as object).join(', ') : k)).join(', ');
-    steps.push({ label: `change field ${f.collection}.${f.field} (${what})`, run: (scope) => changeField(scope, f.collection, f.field, body) });
+    steps.push({ phase: 5, label: `change field ${f.collection}.${f.field} (${what})`, run: (scope) => changeField(scope, f.collection, f.field, body) });
   }
 
   // 6. New relations, and those made again.
@@ -161,6 +167,7 @@ export function planSteps(current: SchemaParts, desired: SchemaParts): PlanStep[
     const was = current.relations.get(key);
     if (was && !relationMoved(was, r)) continue;
     steps.push({
+      phase: 6,
       label: `create relation ${r.collection}.${r.field}${r.related_collection ? ` -> ${r.related_collection}` : ' (many-to-any)'}`,
       run: async (scope) => { await addRelation(scope, relationBody(r)); },
     });
@@ -174,6 +181,7 @@ export function planSteps(current: SchemaParts, desired: SchemaParts): PlanStep[
     if (actionsSame && same(was.meta, r.meta)) continue;
     const body = relationBody(r);
     steps.push({
+      phase: 7,
       label: `change relation ${r.collection}.${r.field}`,
       run: (scope) => changeRelation(scope, r.collection, r.field, { meta: body.meta, ...(actionsSame ? {} : { schema: body.schema }) }),
     });
@@ -183,6 +191,7 @@ export function planSteps(current: SchemaParts, desired: SchemaParts): PlanStep[
   for (const [key, f] of current.fields) {
     if (desired.fields.has(key) || !desired.collections.has(f.collection)) continue;
     steps.push({
+      phase: 8, fresh: true,
       label: `delete field ${f.collection}.${f.field}`,
       run: async (scope) => {
         if (scope.schema.collections[f.collection]?.fields[f.field]) await dropField(scope, f.collection, f.field);
@@ -193,7 +202,7 @@ export function planSteps(current: SchemaParts, desired: SchemaParts): PlanStep[
   // 9. Dropped collections: what a folder holds first.
   const removed = [...current.collections.keys()].filter((n) => !desired.collections.has(n));
   for (const name of parentsFirst(removed, (n) => groupOfCollection(current.collections.get(n))).reverse()) {
-    steps.push({ label: `delete collection ${name}`, run: (scope) => dropCollection(scope, name) });
+    steps.push({ phase: 9, fresh: true, label: `delete collection ${name}`, run: (scope) => dropCollection(scope, name) });
   }
   return steps;
 }
