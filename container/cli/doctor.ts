@@ -84,8 +84,11 @@ async function checkStorage(config: Config, database: Database | null, checks: C
     for (const name of providers.names) {
       const driver = providers.get(name);
       try {
-        // A key that is not there: the answer (absent) needs the endpoint, the bucket and the credentials to be right.
-        await within(10_000, driver.stat(`svc-doctor-${randomUUID()}`));
+        // A listing needs the endpoint, the bucket and the credentials to be right (a missing object alone does not:
+        // some stores answer "absent" for a bucket that does not exist either).
+        await within(10_000, (async () => {
+          for await (const _key of driver.list(`svc-doctor-${randomUUID()}/`)) break;
+        })());
         checks.push({ check: `storage ${name}`, status: 'ok', detail: `${driver.driver} storage answers${name === providers.defaultName ? ' (default for uploads)' : ''}` });
       } catch (err) {
         checks.push({

@@ -13,6 +13,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
 import { ADMIN_TOKEN, testEnv, withDatabase } from '../helpers/template.ts';
 import { buildRichSchema, comparable } from '../schema/snapshot-model.ts';
+import { startS3 } from '../helpers/s3.ts';
+import { loadConfig } from '../../core/config.ts';
+import { createServices } from '../../core/services.ts';
+import { detachedContext } from '../../core/extensions/items-api.ts';
+import { createProvider } from '../../core/storage/providers.ts';
 
 const BIN = resolve('bin/svc.mjs');
 const dir = mkdtempSync(join(tmpdir(), 'svc-cli-'));
@@ -155,12 +160,29 @@ describe('svc', () => {
     expect(lines.slice(1).map((l) => l.split(',')[1])).toEqual(items.map((i) => i.name));
   });
 
-  it('checks the configuration with doctor', async () => {
-    const res = await svc(['doctor', '--json'], { EMAIL_SMTP_HOST: '127.0.0.1', EMAIL_SMTP_PORT: '1' });
-    const checks = JSON.parse(res.stdout);
-    const status = Object.fromEntries(checks.map((c: any) => [c.check, c.status]));
-    expect(status).toMatchObject({ configuration: 'ok', database: 'ok', redis: 'ok', 'storage local': 'ok', queue: 'ok', mail: 'warn' });
-    expect(res.code).toBe(0);
+  it('checks the configuration with doctor: database, Redis, every storage provider (S3 too), queue, mail', async () => {
+    // Two S3 providers on the CLI's database: one on a real S3 server's bucket, one on a bucket that does not exist.
+    const s3 = await startS3();
+    const services = await createServices(loadConfig(env), { workers: false });
+    try {
+      const ctx = await detachedContext(services, null)();
+      await createProvider(services, ctx, { name: 's3', value: s3.config });
+      await createProvider(services, ctx, { name: 'gone', value: { ...s3.config, bucket: 'no-such-bucket' } });
+    } finally {
+      await services.close();
+    }
+    try {
+      const res = await svc(['doctor', '--json'], { EMAIL_SMTP_HOST: '127.0.0.1', EMAIL_SMTP_PORT: '1' });
+      const checks = JSON.parse(res.stdout);
+      const status = Object.fromEntries(checks.map((c: any) => [c.check, c.status]));
+      expect(status).toMatchObject({
+        configuration: 'ok', database: 'ok', redis: 'ok', 'storage local': 'ok', 'storage s3': 'ok', 'storage gone': 'fail', queue: 'ok', mail: 'warn',
+      });
+      expect(checks.find((c: any) => c.check === 'storage gone').fix).toMatch(/bucket/);
+      expect(res.code).toBe(1);
+    } finally {
+      await s3.close();
+    }
     const broken = await svc(['doctor'], { REDIS_URL: 'redis://127.0.0.1:1', EMAIL_SMTP_HOST: '127.0.0.1', EMAIL_SMTP_PORT: '1' });
     expect(broken.code).toBe(1);
     expect(broken.stdout).toMatch(/^FAIL {2}redis .*\n {6}-> start Redis, or correct REDIS_URL/m);
