@@ -41,7 +41,8 @@ function adminContext(c: Context<AppEnv>): SchemaServiceContext {
 
 export function mountSchemaRoutes(app: Hono<AppEnv>): void {
   app.get('/schema/snapshot', async (c) => {
-    const snapshot = await schemaSnapshot(schemaContext(c));
+    const list = (name: string): string[] | undefined => c.req.query(name)?.split(',').map((s) => s.trim()).filter(Boolean);
+    const snapshot = await schemaSnapshot(schemaContext(c), { include: list('includeCollections'), exclude: list('excludeCollections') });
     const format = c.req.query('export');
     if (format === undefined) return c.json({ data: snapshot });
     if (format !== 'json' && format !== 'yaml') throw new InvalidPayloadError('"export" must be json or yaml.');

@@ -103,7 +103,11 @@ export function schemaEndpoints(): Endpoint[] {
 
     endpoint('get', '/schema/snapshot', operation({
       id: 'schemaSnapshot', summary: 'The schema as a snapshot (admin)', tag: 'Schema', data: schemaRef('SchemaSnapshot'),
-      parameters: [{ name: 'export', in: 'query', description: 'json or yaml: the snapshot as a file to download', schema: { type: 'string', enum: ['json', 'yaml'] } }],
+      parameters: [
+        { name: 'export', in: 'query', description: 'json or yaml: the snapshot as a file to download', schema: { type: 'string', enum: ['json', 'yaml'] } },
+        { name: 'includeCollections', in: 'query', description: 'Comma list: only these collections', schema: { type: 'string' } },
+        { name: 'excludeCollections', in: 'query', description: 'Comma list: all but these collections', schema: { type: 'string' } },
+      ],
     })),
     endpoint('post', '/schema/diff', operation({
       id: 'schemaDiff', summary: 'The changes from this schema to a snapshot (204 when none; admin)', tag: 'Schema',

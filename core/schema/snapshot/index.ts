@@ -7,16 +7,17 @@ import { fieldIndexName } from '../ddl/indexes.ts';
 import { loadSchemaOverview } from '../load.ts';
 import { completeFrom, applyDiffToParts, summarizeDestructive, destructiveSteps, diffParts, isEmptyDiff, parseDiffBody, parseSnapshot, partsOf, type DestructiveStep, type SnapshotDiff } from './diff.ts';
 import { planSteps } from './plan.ts';
-import { readSnapshot, snapshotHash, type SchemaSnapshot } from './snapshot.ts';
+import { readSnapshot, snapshotHash, type SchemaSnapshot, type SnapshotScope } from './snapshot.ts';
 
 export type { SchemaSnapshot } from './snapshot.ts';
 export type { DestructiveStep, SnapshotDiff } from './diff.ts';
 
 /** The snapshot as the database holds it now (not the cached overview: a diff's hash must match what apply reads
  * under the lock). */
-export async function schemaSnapshot(ctx: SchemaServiceContext): Promise<SchemaSnapshot> {
+export async function schemaSnapshot(ctx: SchemaServiceContext, scope: SnapshotScope = {}): Promise<SchemaSnapshot> {
   requireAdmin(ctx);
-  return readSnapshot(ctx.db, await loadSchemaOverview(ctx.db, 'snapshot'));
+  if (scope.include && scope.exclude) throw new InvalidPayloadError('"includeCollections" and "excludeCollections" can\'t be used together.');
+  return readSnapshot(ctx.db, await loadSchemaOverview(ctx.db, 'snapshot'), scope);
 }
 
 export interface SchemaDiffResult {

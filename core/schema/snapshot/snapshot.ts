@@ -31,11 +31,19 @@ function withoutId(meta: Record<string, unknown> | null): Record<string, unknown
   return rest;
 }
 
+/** Which collections a snapshot holds (Directus' includeCollections / excludeCollections); all when left out. */
+export interface SnapshotScope { include?: string[]; exclude?: string[] }
+
 /** The snapshot of `schema`, with the metadata rows read through `ex` (a schema change's transaction, or the pool). */
-export async function readSnapshot(ex: Executor, schema: SchemaOverview): Promise<SchemaSnapshot> {
+export async function readSnapshot(ex: Executor, schema: SchemaOverview, scope: SnapshotScope = {}): Promise<SchemaSnapshot> {
   const collectionRows = new Map((await readCollectionMetaRows(ex)).map((r: Row) => [r.collection as string, r]));
   const fieldRows = new Map((await readFieldMetaRows(ex)).map((r: Row) => [`${r.collection}.${r.field}`, r]));
-  const names = Object.keys(schema.collections).filter((c) => !isSystemCollection(c)).sort(byName);
+  const include = scope.include && new Set(scope.include);
+  const exclude = new Set(scope.exclude ?? []);
+  const names = Object.keys(schema.collections)
+    .filter((c) => !isSystemCollection(c) && (!include || include.has(c)) && !exclude.has(c))
+    .sort(byName);
+  const named = new Set(names);
   const collections = names.map((name) => {
     const c = collectionObject(name, schema.collections[name], collectionRows.get(name));
     return { ...c, meta: c.meta && { ...c.meta } };
@@ -49,7 +57,7 @@ export async function readSnapshot(ex: Executor, schema: SchemaOverview): Promis
     }
   }
   const relations = schema.relations
-    .filter((r) => !isSystemCollection(r.collection))
+    .filter((r) => named.has(r.collection))
     .map((r) => {
       const o = relationObject(schema, r);
       return { ...o, meta: withoutId(o.meta) };

@@ -9325,8 +9325,12 @@ export interface operations {
     schemaSnapshot: {
         parameters: {
             query?: {
+                /** @description Comma list: all but these collections */
+                excludeCollections?: string;
                 /** @description json or yaml: the snapshot as a file to download */
                 export?: "json" | "yaml";
+                /** @description Comma list: only these collections */
+                includeCollections?: string;
             };
             header?: never;
             path?: never;
