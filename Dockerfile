@@ -46,6 +46,8 @@ COPY --from=deps --chown=root:root /app/node_modules ./node_modules
 COPY --from=build --chown=root:root /app/dist ./dist
 COPY --from=build --chown=root:root /app/studio/dist ./studio/dist
 COPY --chown=root:root package.json ./
+# The operator CLI: `docker exec <container> node bin/svc.mjs doctor` (docs/cli.md).
+COPY --chown=root:root bin ./bin
 # Code and dependencies stay owned by root (read-only for the service); only the data folders are writable.
 RUN mkdir -p /app/data /app/uploads /app/extensions && chown node:node /app/data /app/uploads /app/extensions
 
