@@ -61,6 +61,9 @@ const LAYERS: readonly (readonly string[])[] = [
   ['notify'],
   ['users', 'workflow', 'publishing'],
   ['transfer', 'graphql', 'openapi', 'ratelimit'],
+  // Schema as code: the snapshot, diff and apply of the schema (schema/ddl) and of the configuration sections, whose
+  // rows it writes through their owners (admin, system, storage, auth, notify, workflow).
+  ['schema/snapshot'],
   ['extensions'],
   ['bootstrap'],
   // The composition root: builds everything, imported by nothing below it.

@@ -151,7 +151,7 @@ export function isEmptyDiff(d: SnapshotDiff): boolean {
 const UNSAFE_KEYS = new Set(['__proto__', 'prototype', 'constructor']);
 
 /** One deep-diff change from a request: its kind and path checked (a path may not reach an object's prototype). */
-function parseChange(raw: unknown, where: string): Change {
+export function parseChange(raw: unknown, where: string): Change {
   if (!isPlainObject(raw)) throw new InvalidPayloadError(`${where} must be an object.`);
   if (!['N', 'D', 'E', 'A'].includes(raw.kind as string)) throw new InvalidPayloadError(`${where}.kind must be N, D, E or A.`);
   if (raw.path !== undefined) {
