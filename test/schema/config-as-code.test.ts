@@ -139,6 +139,11 @@ describe('configuration apply', () => {
     expect(after.config.roles.find((r: any) => r.name === 'Editors').icon).toBe('draw');
     expect(after.config.policies.map((p: any) => p.name)).toContain('Target only');
     expect(after.config.settings.project_name).toBe('Target name');
+    // Settings naming some properties manage those only.
+    const partial = await diffTo(target, { ...snapshot, config: { settings: { project_name: 'Target name', project_color: '#445566' } } });
+    expect(partial.body.data.diff.config.settings).toEqual([{ key: {}, diff: [{ kind: 'E', path: ['project_color'], lhs: '#112233', rhs: '#445566' }] }]);
+    expect((await target.req('POST', '/schema/apply', { hash: partial.body.data.hash, diff: partial.body.data.diff })).status).toBe(204);
+    expect((await snapshotOf(target, 'settings')).config.settings).toMatchObject({ project_name: 'Target name', project_color: '#445566', public_note: 'Hello' });
   });
 
   it('deletes a role only with allow_destructive', async () => {

@@ -110,8 +110,10 @@ export function diffConfig(current: ConfigParts, desired: ConfigParts): ConfigDi
     const have = current.get(name) ?? new Map<string, Row>();
     const entries: ConfigDiff[string] = [];
     for (const k of [...new Set([...have.keys(), ...want.keys()])].sort()) {
-      const a = have.get(k);
       const b = want.get(k);
+      const whole = have.get(k);
+      // A single object (settings) manages the properties the snapshot names: one left out is not a deletion.
+      const a = section.single && whole && b ? Object.fromEntries(Object.entries(whole).filter(([f]) => f in b)) : whole;
       if (a === undefined) entries.push({ key: keyOf(section, b!), diff: [{ kind: 'N', rhs: b } as Change] });
       else if (b === undefined) entries.push({ key: keyOf(section, a), diff: [{ kind: 'D', lhs: a } as Change] });
       else {
