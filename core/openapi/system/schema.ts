@@ -2,7 +2,7 @@
  * hand-written shapes of their records (Directus' collection, field and relation objects). */
 import { operation } from '../operation.ts';
 import { schemaRef } from '../names.ts';
-import type { SchemaObject } from '../types.ts';
+import type { ParameterObject, SchemaObject } from '../types.ts';
 import { arrayOf, endpoint, freeObject, pathParam, type Endpoint } from './endpoint.ts';
 
 const str: SchemaObject = { type: 'string' };
@@ -78,5 +78,50 @@ export function schemaEndpoints(): Endpoint[] {
     endpoint('get', '/relations/{collection}/{field}', operation({ id: 'readRelation', summary: 'Read a relation', ...r, parameters: [cParam, fParam], data: relation, pathParams: true })),
     endpoint('patch', '/relations/{collection}/{field}', operation({ id: 'updateRelation', summary: 'Update a relation', ...r, parameters: [cParam, fParam], body: relation, data: relation, pathParams: true })),
     endpoint('delete', '/relations/{collection}/{field}', operation({ id: 'deleteRelation', summary: 'Delete a relation', ...r, parameters: [cParam, fParam], status: 204, pathParams: true })),
+
+    ...snapshotEndpoints(),
+  ];
+}
+
+const query = (name: string, description: string, schema: SchemaObject = { type: 'string' }): ParameterObject => ({ name, in: 'query', description, schema });
+const flag = (name: string, description: string): ParameterObject => query(name, description, { type: 'boolean' });
+
+/** Schema as code (functions/routes/schema.ts): snapshot, diff and apply, with the configuration sections of
+ * core/schema/snapshot/config (docs/schema-as-code.md). */
+function snapshotEndpoints(): Endpoint[] {
+  const tag = { tag: 'Schema' };
+  const snapshot: SchemaObject = {
+    type: 'object', required: ['version', 'collections', 'fields', 'relations'],
+    properties: {
+      version: { type: 'integer' }, svc: str, vendor: str,
+      collections: arrayOf(schemaRef('Collection')), fields: arrayOf(schemaRef('Field')), relations: arrayOf(schemaRef('Relation')),
+      config: freeObject('Configuration sections asked for with include (roles, policies, access, permissions, app_permissions, settings, asset_presets, presets, storage_providers, auth_providers, notify_layouts, notify_templates, notify_contents, workflows); never secrets'),
+    },
+  };
+  const diff: SchemaObject = {
+    type: 'object', required: ['hash', 'diff'],
+    properties: {
+      hash: str,
+      diff: freeObject('Deep-diff entries: collections, fields, relations, and config.<section>: [{key, diff}]'),
+      destructive: { type: 'array', items: freeObject('A step that loses data (a dropped table, field or narrowed type; a deleted configuration row)') },
+    },
+  };
+  return [
+    endpoint('get', '/schema/snapshot', operation({
+      id: 'schemaSnapshot', summary: 'Snapshot of the schema (and configuration sections with include)', ...tag, data: snapshot,
+      parameters: [
+        query('include', 'Configuration sections to add, comma-separated, or all'),
+        query('export', 'json or yaml: answer as a file download', { type: 'string', enum: ['json', 'yaml'] }),
+      ],
+    })),
+    endpoint('post', '/schema/diff', operation({
+      id: 'schemaDiff', summary: 'Diff from this schema to a snapshot (204 when equal)', ...tag, body: snapshot, data: diff, maybeEmpty: true,
+      parameters: [flag('force', 'Skip the version and vendor check')],
+    })),
+    endpoint('post', '/schema/apply', operation({
+      id: 'schemaApply', summary: 'Apply a diff in one transaction (409 when the schema or managed configuration changed since)', ...tag, body: diff, status: 204,
+      parameters: [flag('allow_destructive', 'Allow steps that lose data'), flag('dry_run', 'List the steps and SQL, then roll back (answers 200)')],
+      extra: { 200: { description: 'Dry run: {data: {steps, sql, destructive}}' }, 409: { description: 'The schema changed since the diff was made' } },
+    })),
   ];
 }
