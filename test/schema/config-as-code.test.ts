@@ -124,6 +124,41 @@ describe('configuration apply', () => {
     await ok(target, 'PATCH', `/roles/${roles[0].id}`, { icon: 'edit' });
   });
 
+  it('changes rows in place: every section, the graph of a workflow included, and keeps stored secrets', async () => {
+    const now = await snapshotOf(target);
+    const want = structuredClone(now);
+    const c = want.config;
+    c.roles.find((r: any) => r.name === 'Editors').description = 'Edited';
+    c.policies.find((p: any) => p.name === 'Office').ip_access = ['192.168.0.0/16'];
+    Object.assign(c.permissions.find((p: any) => p.policy === 'Editing' && p.action === 'read'), { fields: ['id', 'title', 'status'], permissions: { status: { _in: ['published', 'archived'] } } });
+    c.settings.public_note = 'Changed';
+    c.asset_presets = [{ key: 'hero', fit: 'inside', width: 1200 }, { key: 'thumb', fit: 'cover', width: 300, height: 200, quality: 80 }];
+    c.presets.find((p: any) => p.bookmark === 'Published').layout = 'cards';
+    c.storage_providers[0].value.region = 'eu-central-1';
+    c.auth_providers[0].value.label = 'Corp SSO';
+    c.notify_layouts[0].content = '<main>{{{content}}}</main>';
+    c.notify_contents[0].subject = 'Hello';
+    const wf = c.workflows[0];
+    Object.assign(wf.steps.find((s: any) => s.key === 'approve'), { approval_mode: 'any', timeout_minutes: 120 });
+    wf.steps.push({ ...wf.steps.find((s: any) => s.key === 'end'), key: 'archive', name: 'archive', sort_order: 9 });
+    wf.steps.sort((a: any, b: any) => (a.key < b.key ? -1 : 1));
+    wf.transitions = wf.transitions.filter((t: any) => t.trigger !== 'reject');
+    wf.transitions.push({ from: 'approve', to: 'archive', trigger: 'reject', condition: null });
+    wf.transitions.sort((a: any, b: any) => (`${a.from}\u0000${a.to}\u0000${a.trigger}` < `${b.from}\u0000${b.to}\u0000${b.trigger}` ? -1 : 1));
+    const d = await diffTo(target, want);
+    expect(d.status, JSON.stringify(d.body)).toBe(200);
+    expect(d.body.data.destructive).toEqual([]);
+    const applied = await target.req('POST', '/schema/apply', { hash: d.body.data.hash, diff: d.body.data.diff });
+    expect(applied.status, JSON.stringify(applied.body)).toBe(204);
+    expect((await snapshotOf(target)).config).toEqual(want.config);
+    expect((await diffTo(target, want)).status).toBe(204);
+    expect((await ok(target, 'GET', '/system/storage-providers/s3')).value).toMatchObject({ region: 'eu-central-1', accessKey: '********', secretKey: '********' });
+    // Back to the configuration before (the new asset preset goes: a destructive step).
+    const back = await applySnapshot(target, now, '?allow_destructive');
+    expect(back.status, JSON.stringify(back.body)).toBe(204);
+    expect((await snapshotOf(target)).config).toEqual(now.config);
+  });
+
   it('leaves a section out of the posted snapshot untouched', async () => {
     await ok(target, 'POST', '/policies', { name: 'Target only' });
     await ok(target, 'PATCH', '/settings', { project_name: 'Target name' });
