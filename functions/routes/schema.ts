@@ -3,6 +3,7 @@
 import type { Context, Hono } from 'hono';
 import { parse as parseYaml, stringify as toYaml } from 'yaml';
 import { InvalidPayloadError, UnsupportedMediaTypeError } from '../../core/errors.ts';
+import { requireAdmin } from '../../core/schema/ddl/context.ts';
 import { parseInclude, schemaApply, schemaDiff, schemaSnapshot } from '../../core/schema/snapshot/index.ts';
 import { isJsonMediaType, readJson, readText } from '../http/body.ts';
 import type { AppEnv } from '../http/env.ts';
@@ -33,8 +34,10 @@ async function readSnapshotBody(c: Context<AppEnv>): Promise<unknown> {
 
 export function mountSchemaRoutes(app: Hono<AppEnv>): void {
   app.get('/schema/snapshot', async (c) => {
+    const ctx = schemaContext(c);
+    requireAdmin(ctx); // before the query is read: a caller who may not snapshot learns nothing of its rules
     // include=roles,policies,... or include=all: configuration sections beside the schema.
-    const snapshot = await schemaSnapshot(schemaContext(c), { include: parseInclude(c.req.query('include')) });
+    const snapshot = await schemaSnapshot(ctx, { include: parseInclude(c.req.query('include')) });
     const format = c.req.query('export');
     if (format === undefined) return c.json({ data: snapshot });
     if (format !== 'json' && format !== 'yaml') throw new InvalidPayloadError('"export" must be json or yaml.');

@@ -85,6 +85,13 @@ describe('configuration snapshot', () => {
     }
   });
 
+  it('is refused to everyone but admins, whatever it asks for', async () => {
+    for (const include of ['all', 'nope']) {
+      expect((await source.req('GET', `/schema/snapshot?include=${include}`, undefined, { token: SECRETS.token })).status).toBe(403);
+      expect((await source.req('GET', `/schema/snapshot?include=${include}`, undefined, { token: null })).status).toBeGreaterThanOrEqual(401);
+    }
+  });
+
   it('refuses an unknown section', async () => {
     const res = await source.req('GET', '/schema/snapshot?include=roles,nope');
     expect(res.status).toBe(400);
