@@ -1493,6 +1493,57 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/schema/apply": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Apply a diff in one transaction (409 when the schema or managed configuration changed since) */
+        post: operations["schemaApply"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/schema/diff": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Diff from this schema to a snapshot (204 when equal) */
+        post: operations["schemaDiff"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/schema/snapshot": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Snapshot of the schema (and configuration sections with include) */
+        get: operations["schemaSnapshot"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/server/health": {
         parameters: {
             query?: never;
@@ -9168,6 +9219,167 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    schemaApply: {
+        parameters: {
+            query?: {
+                /** @description Allow steps that lose data */
+                allow_destructive?: boolean;
+                /** @description List the steps and SQL, then roll back (answers 200) */
+                dry_run?: boolean;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    destructive?: {
+                        [key: string]: unknown;
+                    }[];
+                    /** @description Deep-diff entries: collections, fields, relations, and config.<section>: [{key, diff}] */
+                    diff: {
+                        [key: string]: unknown;
+                    };
+                    hash: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Dry run: {data: {steps, sql, destructive}} */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description The schema changed since the diff was made */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            413: components["responses"]["ContentTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    schemaDiff: {
+        parameters: {
+            query?: {
+                /** @description Skip the version and vendor check */
+                force?: boolean;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    collections: components["schemas"]["Collection"][];
+                    /** @description Configuration sections asked for with include (roles, policies, access, permissions, app_permissions, settings, asset_presets, presets, storage_providers, auth_providers, notify_layouts, notify_templates, notify_contents, workflows); never secrets */
+                    config?: {
+                        [key: string]: unknown;
+                    };
+                    fields: components["schemas"]["Field"][];
+                    relations: components["schemas"]["Relation"][];
+                    svc?: string;
+                    vendor?: string;
+                    version: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            destructive?: {
+                                [key: string]: unknown;
+                            }[];
+                            /** @description Deep-diff entries: collections, fields, relations, and config.<section>: [{key, diff}] */
+                            diff: {
+                                [key: string]: unknown;
+                            };
+                            hash: string;
+                        };
+                    };
+                };
+            };
+            /** @description Written; the caller may not read the records back */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["ContentTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    schemaSnapshot: {
+        parameters: {
+            query?: {
+                /** @description json or yaml: answer as a file download */
+                export?: "json" | "yaml";
+                /** @description Configuration sections to add, comma-separated, or all */
+                include?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            collections: components["schemas"]["Collection"][];
+                            /** @description Configuration sections asked for with include (roles, policies, access, permissions, app_permissions, settings, asset_presets, presets, storage_providers, auth_providers, notify_layouts, notify_templates, notify_contents, workflows); never secrets */
+                            config?: {
+                                [key: string]: unknown;
+                            };
+                            fields: components["schemas"]["Field"][];
+                            relations: components["schemas"]["Relation"][];
+                            svc?: string;
+                            vendor?: string;
+                            version: number;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["ServiceUnavailable"];
         };
