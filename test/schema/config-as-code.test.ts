@@ -106,6 +106,9 @@ describe('configuration apply', () => {
     const after = await snapshotOf(target);
     expect(after.config).toEqual(snapshot.config);
     expect((await diffTo(target, snapshot)).status).toBe(204);
+    // Written through the owners' services: recorded in activity like any admin write.
+    const activity = await ok(target, 'GET', '/activity?filter[collection][_eq]=svc_roles&filter[action][_eq]=create&fields=collection');
+    expect(activity.length).toBeGreaterThanOrEqual(2);
     // Secrets stored on the target were kept.
     const s3 = await ok(target, 'GET', '/system/storage-providers/s3');
     expect(s3.value).toMatchObject({ region: 'eu-west-1', accessKey: '********', secretKey: '********' });
