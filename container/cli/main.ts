@@ -45,7 +45,8 @@ export function buildProgram(): { program: Command; run: (argv: string[]) => Pro
   const schema = program.command('schema').description('the schema (collections, fields, relations) as a file').exitOverride();
   schema.command('snapshot').argument('[file]', 'where to write it (.yaml/.yml or .json); standard output when left out')
     .option('--format <format>', 'yaml or json (default: from the file name, else yaml)')
-    .description('write the schema to a file')
+    .option('--include <sections>', 'configuration sections too: roles,policies,access,permissions,... or all (docs/schema-as-code.md)')
+    .description('write the schema (and, with --include, configuration) to a file')
     .action(act((file: string | undefined, o) => withTarget(program, (t, out) => snapshotCommand(t, out, file, o))));
   schema.command('diff').argument('<file>', 'a snapshot (.yaml/.yml or .json)')
     .option('--force', 'compare a snapshot of another version or vendor anyway')

@@ -32,17 +32,19 @@ export async function readSnapshotFile(file: string): Promise<unknown> {
   }
 }
 
-export async function snapshotCommand(target: Target, out: Output, file: string | undefined, opts: { format?: string }): Promise<void> {
+export async function snapshotCommand(target: Target, out: Output, file: string | undefined, opts: { format?: string; include?: string }): Promise<void> {
   const format = formatOf(file, opts.format);
-  const snapshot = await target.snapshot();
+  const snapshot = await target.snapshot(opts.include);
   const text = format === 'json' ? `${JSON.stringify(snapshot, null, 2)}\n` : toYaml(snapshot, { aliasDuplicateObjects: false });
   if (!file) {
     process.stdout.write(text);
     return;
   }
   await writeFile(file, text);
-  out.result({ file, collections: snapshot.collections.length, fields: snapshot.fields.length, relations: snapshot.relations.length }, () => [
-    `Wrote the schema of ${target.where} to ${file}: ${snapshot.collections.length} collections, ${snapshot.fields.length} fields, ${snapshot.relations.length} relations.`,
+  const sections = Object.keys((snapshot as { config?: object }).config ?? {});
+  out.result({ file, collections: snapshot.collections.length, fields: snapshot.fields.length, relations: snapshot.relations.length, config: sections }, () => [
+    `Wrote the schema of ${target.where} to ${file}: ${snapshot.collections.length} collections, ${snapshot.fields.length} fields, ${snapshot.relations.length} relations`
+      + `${sections.length ? `, and the configuration sections ${sections.join(', ')}` : ''}.`,
   ]);
 }
 
@@ -58,6 +60,9 @@ export function describeDiff(d: SchemaDiffResult): string[] {
   for (const c of d.diff.collections) entry('collection', c.collection, c.diff);
   for (const f of d.diff.fields) entry('field', `${f.collection}.${f.field}`, f.diff);
   for (const r of d.diff.relations) entry('relation', `${r.collection}.${r.field}`, r.diff);
+  for (const [section, entries] of Object.entries(d.diff.config ?? {})) {
+    for (const e of entries) entry(section, JSON.stringify(e.key), e.diff);
+  }
   if (d.destructive.length) {
     lines.push('', 'Destructive (applied only with --allow-destructive):');
     for (const s of d.destructive) lines.push(`  ! ${s.description}`);

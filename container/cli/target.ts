@@ -12,7 +12,7 @@ import type { ServiceContext } from '../../core/context.ts';
 import { ServiceError } from '../../core/errors.ts';
 import { detachedContext } from '../../core/extensions/items-api.ts';
 import { readItems } from '../../core/items/read.ts';
-import { schemaApply, schemaDiff, schemaSnapshot, type SchemaSnapshot } from '../../core/schema/snapshot/index.ts';
+import { parseInclude, schemaApply, schemaDiff, schemaSnapshot, type SchemaSnapshot } from '../../core/schema/snapshot/index.ts';
 import type { ApplyOptions, ApplyReport, SchemaDiffResult } from '../../core/schema/snapshot/index.ts';
 import type { SchemaServiceContext } from '../../core/schema/ddl/context.ts';
 import { createServices, type Services } from '../../core/services.ts';
@@ -27,7 +27,8 @@ export interface UserRow { id: string; email: string | null; first_name: string 
 export interface Target {
   /** Where the commands go, in words. */
   readonly where: string;
-  snapshot(): Promise<SchemaSnapshot>;
+  /** `include`: configuration sections (`roles,policies` or `all`), as GET /schema/snapshot's. */
+  snapshot(include?: string): Promise<SchemaSnapshot>;
   diff(snapshot: unknown, force: boolean): Promise<SchemaDiffResult | null>;
   /** The report of the steps run; a real apply over HTTP answers none (204). */
   apply(body: unknown, opts: ApplyOptions): Promise<ApplyReport | null>;
@@ -76,7 +77,7 @@ export function remoteTarget(url: string, token: string): Target {
   };
   return {
     where: base,
-    snapshot: async () => data(await call('GET', '/schema/snapshot')),
+    snapshot: async (include) => data(await call('GET', `/schema/snapshot${include ? `?include=${encodeURIComponent(include)}` : ''}`)),
     diff: async (snapshot, force) => data(await call('POST', `/schema/diff${flags({ force })}`, snapshot)),
     apply: async (body, o) => data(await call('POST', `/schema/apply${flags({ allow_destructive: o.allowDestructive, dry_run: o.dryRun })}`, body)),
     async read(collection, query) {
@@ -139,7 +140,7 @@ export async function localTarget(configOverride?: Config): Promise<Target> {
   const sys = async (): Promise<ServiceContext> => ({ ...(await context()), system: true });
   return {
     where: config.databaseUrl ? 'the database of DATABASE_URL' : `the embedded database in ${config.dataDir}`,
-    snapshot: () => local('snapshot', () => schemaSnapshot(schemaCtx())),
+    snapshot: (include) => local('snapshot', () => schemaSnapshot(schemaCtx(), { include: parseInclude(include) })),
     diff: (snapshot, force) => local('diff', () => schemaDiff(schemaCtx(), snapshot, { force })),
     apply: (body, o) => local('apply', () => schemaApply(schemaCtx(), body, o)),
     read: (collection, query) => local(`read ${collection}`, async () => {

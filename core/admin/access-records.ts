@@ -25,11 +25,17 @@ function checkOwner(merged: RecordData): void {
   if (merged.policy === undefined || merged.policy === null) throw new InvalidPayloadError('Invalid payload. "policy" is required.', { collection: 'svc_access', field: 'policy' });
 }
 
-export async function createAccess(services: SchemaPort, ctx: ServiceContext, raw: unknown): Promise<string> {
-  requireAdmin(ctx);
+/** An access row created inside the caller's transaction (`trx`: an admin's context bound to it). */
+export async function addAccess(trx: ServiceContext, raw: unknown): Promise<string> {
   const data = body(raw);
   checkOwner(data);
-  return changeAccess(services, ctx, async (trx) => String(await createItem(trx, 'svc_access', data)));
+  return String(await createItem(trx, 'svc_access', data));
+}
+
+export async function createAccess(services: SchemaPort, ctx: ServiceContext, raw: unknown): Promise<string> {
+  requireAdmin(ctx);
+  checkOwner(body(raw));
+  return changeAccess(services, ctx, (trx) => addAccess(trx, raw));
 }
 
 export async function updateAccess(services: SchemaPort, ctx: ServiceContext, id: string, raw: unknown): Promise<string> {
@@ -44,10 +50,16 @@ export async function updateAccess(services: SchemaPort, ctx: ServiceContext, id
   });
 }
 
+/** An access row deleted inside the caller's transaction. */
+export async function removeAccess(trx: ServiceContext, id: string): Promise<void> {
+  if (!isUuid(id)) throw new ForbiddenError();
+  await deleteItem(trx, 'svc_access', id);
+}
+
 export async function deleteAccess(services: SchemaPort, ctx: ServiceContext, id: string): Promise<void> {
   requireAdmin(ctx);
   if (!isUuid(id)) throw new ForbiddenError();
-  await changeAccess(services, ctx, (trx) => deleteItem(trx, 'svc_access', id));
+  await changeAccess(services, ctx, (trx) => removeAccess(trx, id));
 }
 
 export async function listAccess(ctx: ServiceContext, query: Query): Promise<{ data: RecordData[]; meta?: RecordData }> {

@@ -38,10 +38,20 @@ function parseId(id: string): number {
   return Number(id);
 }
 
+/** An app permission granted inside the caller's transaction (`trx`: an admin's context bound to it). */
+export async function addAppPermission(trx: ServiceContext, raw: unknown): Promise<number> {
+  return Number(await createItem(trx, 'svc_app_permissions', body(raw, true)));
+}
+
 export async function grantAppPermission(services: SchemaPort, ctx: ServiceContext, raw: unknown): Promise<number> {
   requireAdmin(ctx);
   const data = body(raw, true);
   return changeAccess(services, ctx, async (trx) => Number(await createItem(trx, 'svc_app_permissions', data)));
+}
+
+/** An app permission revoked inside the caller's transaction. */
+export async function removeAppPermission(trx: ServiceContext, id: number): Promise<void> {
+  await deleteItem(trx, 'svc_app_permissions', id);
 }
 
 export async function updateAppPermission(services: SchemaPort, ctx: ServiceContext, id: string, raw: unknown): Promise<number> {

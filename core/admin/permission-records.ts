@@ -136,10 +136,15 @@ export async function nestedPermissions(trx: ServiceContext, policy: string, raw
   return { create: create.map((item) => forCreate(trx, item, policy)), update: updates, delete: deletes };
 }
 
+/** A permission created inside the caller's transaction (`trx`: an admin's context bound to it, whose schema
+ * holds the collection). */
+export async function addPermission(trx: ServiceContext, raw: unknown): Promise<number> {
+  return Number(await createItem(trx, 'svc_permissions', normalize(trx, body(raw), null)));
+}
+
 export async function createPermission(services: SchemaPort, ctx: ServiceContext, raw: unknown): Promise<number> {
   requireAdmin(ctx);
-  const data = body(raw);
-  const normalized = normalize(ctx, data, null);
+  const normalized = normalize(ctx, body(raw), null);
   return changeAccess(services, ctx, async (trx) => Number(await createItem(trx, 'svc_permissions', normalized)));
 }
 
@@ -152,11 +157,19 @@ export async function updatePermission(services: SchemaPort, ctx: ServiceContext
   requireAdmin(ctx);
   const key = parseId(id);
   const data = body(raw);
-  return changeAccess(services, ctx, async (trx) => {
-    const current = await readRecord(trx, 'svc_permissions', key, {});
-    await updateItem(trx, 'svc_permissions', key, normalize(ctx, data, current));
-    return key;
-  });
+  return changeAccess(services, ctx, (trx) => changePermission(trx, key, data));
+}
+
+/** A permission changed inside the caller's transaction (see addPermission). */
+export async function changePermission(trx: ServiceContext, key: number, raw: unknown): Promise<number> {
+  const current = await readRecord(trx, 'svc_permissions', key, {});
+  await updateItem(trx, 'svc_permissions', key, normalize(trx, body(raw), current));
+  return key;
+}
+
+/** A permission deleted inside the caller's transaction. */
+export async function removePermission(trx: ServiceContext, key: number): Promise<void> {
+  await deleteItem(trx, 'svc_permissions', key);
 }
 
 export async function deletePermission(services: SchemaPort, ctx: ServiceContext, id: string): Promise<void> {

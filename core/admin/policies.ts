@@ -44,35 +44,58 @@ function body(raw: unknown): RecordData {
   return data;
 }
 
-export async function createPolicy(services: SchemaPort, ctx: ServiceContext, raw: unknown): Promise<string> {
-  requireAdmin(ctx);
-  const data = body(raw);
-  const { permissions, roles, users, ...columns } = data;
-  for (const [name, list] of [['roles', roles], ['users', users]] as const) {
+function checkLinks(data: RecordData): void {
+  for (const name of ['roles', 'users'] as const) {
+    const list = data[name];
     if (list !== undefined && (!Array.isArray(list) || list.some((v) => !isUuid(v)))) {
       throw new InvalidPayloadError(`Invalid payload. "${name}" must list ids.`, { field: name });
     }
   }
-  return changeAccess(services, ctx, async (trx) => {
-    // The key is known before the insert so the nested permissions can be validated against it.
-    if (columns.id === undefined) columns.id = randomUUID();
-    if (permissions !== undefined) columns.permissions = await nestedPermissions(trx, String(columns.id), permissions);
-    const id = String(await createItem(trx, 'svc_policies', columns));
-    for (const role of (roles as string[] | undefined) ?? []) await createItem(trx, 'svc_access', { role, policy: id });
-    for (const user of (users as string[] | undefined) ?? []) await createItem(trx, 'svc_access', { user, policy: id });
-    return id;
-  });
+}
+
+/** A policy created inside the caller's transaction (`trx`: an admin's context bound to it); createPolicy wraps it
+ * in its own transaction and bumps the schema version after commit. */
+export async function addPolicy(trx: ServiceContext, raw: unknown): Promise<string> {
+  const data = body(raw);
+  checkLinks(data);
+  const { permissions, roles, users, ...columns } = data;
+  // The key is known before the insert so the nested permissions can be validated against it.
+  if (columns.id === undefined) columns.id = randomUUID();
+  if (permissions !== undefined) columns.permissions = await nestedPermissions(trx, String(columns.id), permissions);
+  const id = String(await createItem(trx, 'svc_policies', columns));
+  for (const role of (roles as string[] | undefined) ?? []) await createItem(trx, 'svc_access', { role, policy: id });
+  for (const user of (users as string[] | undefined) ?? []) await createItem(trx, 'svc_access', { user, policy: id });
+  return id;
+}
+
+export async function createPolicy(services: SchemaPort, ctx: ServiceContext, raw: unknown): Promise<string> {
+  requireAdmin(ctx);
+  checkLinks(body(raw));
+  return changeAccess(services, ctx, (trx) => addPolicy(trx, raw));
+}
+
+/** A policy changed inside the caller's transaction (see addPolicy). */
+export async function changePolicy(trx: ServiceContext, id: string, raw: unknown): Promise<string> {
+  if (!isUuid(id)) throw new ForbiddenError();
+  const data = body(raw);
+  if (data.permissions !== undefined) data.permissions = await nestedPermissions(trx, id, data.permissions);
+  return String(await updateItem(trx, 'svc_policies', id, data));
 }
 
 /** `permissions` may be changed with the policy, in Directus' one-to-many shapes (see nestedPermissions). */
 export async function updatePolicy(services: SchemaPort, ctx: ServiceContext, id: string, raw: unknown): Promise<string> {
   requireAdmin(ctx);
   if (!isUuid(id)) throw new ForbiddenError();
-  const data = body(raw);
-  return changeAccess(services, ctx, async (trx) => {
-    if (data.permissions !== undefined) data.permissions = await nestedPermissions(trx, id, data.permissions);
-    return String(await updateItem(trx, 'svc_policies', id, data));
-  });
+  body(raw);
+  return changeAccess(services, ctx, (trx) => changePolicy(trx, id, raw));
+}
+
+/** A policy deleted inside the caller's transaction (see deletePolicy). */
+export async function removePolicy(trx: ServiceContext, id: string): Promise<void> {
+  if (!isUuid(id)) throw new ForbiddenError();
+  if ((await run(trx.db, 'select 1 from svc_policies where id = $1 for update', [id])).length === 0) throw new ForbiddenError();
+  for (const collection of ['svc_permissions', 'svc_app_permissions', 'svc_access']) await cascade(trx, collection, 'policy', id, null);
+  await deleteItem(trx, 'svc_policies', id);
 }
 
 /** The policy's permissions, app permissions and access rows are deleted first through the items service,
@@ -80,11 +103,7 @@ export async function updatePolicy(services: SchemaPort, ctx: ServiceContext, id
 export async function deletePolicy(services: SchemaPort, ctx: ServiceContext, id: string): Promise<void> {
   requireAdmin(ctx);
   if (!isUuid(id)) throw new ForbiddenError();
-  await changeAccess(services, ctx, async (trx) => {
-    if ((await run(trx.db, 'select 1 from svc_policies where id = $1 for update', [id])).length === 0) throw new ForbiddenError();
-    for (const collection of ['svc_permissions', 'svc_app_permissions', 'svc_access']) await cascade(trx, collection, 'policy', id, null);
-    await deleteItem(trx, 'svc_policies', id);
-  });
+  await changeAccess(services, ctx, (trx) => removePolicy(trx, id));
 }
 
 /** `permissions`: each policy's permission records (svc_permissions.policy), as far as the caller may read

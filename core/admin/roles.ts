@@ -79,35 +79,61 @@ async function checkParent(trx: ServiceContext, id: string, parent: unknown): Pr
   if (row.cycle) throw new InvalidPayloadError('Invalid payload. A role cannot be its own ancestor.', { collection: 'svc_roles', field: 'parent' });
 }
 
-export async function createRole(services: SchemaPort, ctx: ServiceContext, raw: unknown): Promise<string> {
-  requireAdmin(ctx);
+/** A role created inside the caller's transaction (`trx`: an admin's context bound to it); createRole wraps it in
+ * its own transaction and bumps the schema version after commit. */
+export async function addRole(trx: ServiceContext, raw: unknown): Promise<string> {
   const data = body(raw);
   const change = data.policies === undefined ? null : parsePolicyChange(data.policies);
   delete data.policies;
   delete data.protected; // only the bootstrap creates protected roles
-  return changeAccess(services, ctx, async (trx) => {
-    const access = change ? await accessWrite(trx, null, change) : null;
-    const id = String(await createItem(trx, 'svc_roles', access ? { ...data, policies: access } : data));
-    await checkParent(trx, id, data.parent);
-    return id;
-  });
+  const access = change ? await accessWrite(trx, null, change) : null;
+  const id = String(await createItem(trx, 'svc_roles', access ? { ...data, policies: access } : data));
+  await checkParent(trx, id, data.parent);
+  return id;
 }
 
-export async function updateRole(services: SchemaPort, ctx: ServiceContext, id: string, raw: unknown): Promise<string> {
+export async function createRole(services: SchemaPort, ctx: ServiceContext, raw: unknown): Promise<string> {
   requireAdmin(ctx);
+  body(raw);
+  if (typeof raw === 'object' && raw !== null && (raw as RecordData).policies !== undefined) parsePolicyChange((raw as RecordData).policies);
+  return changeAccess(services, ctx, (trx) => addRole(trx, raw));
+}
+
+/** A role changed inside the caller's transaction (see addRole). */
+export async function changeRole(trx: ServiceContext, id: string, raw: unknown): Promise<string> {
   const data = body(raw);
   const change = data.policies === undefined ? null : parsePolicyChange(data.policies);
   delete data.policies;
   delete data.protected;
   if (!isUuid(id)) throw new ForbiddenError();
-  return changeAccess(services, ctx, async (trx) => {
-    const access = change ? await accessWrite(trx, id, change) : null;
-    if (access) data.policies = access;
-    if (Object.keys(data).length > 0) await updateItem(trx, 'svc_roles', id, data);
-    else if ((await run(trx.db, 'select 1 from svc_roles where id = $1', [id])).length === 0) throw new ForbiddenError();
-    await checkParent(trx, id, data.parent);
-    return id;
-  });
+  const access = change ? await accessWrite(trx, id, change) : null;
+  if (access) data.policies = access;
+  if (Object.keys(data).length > 0) await updateItem(trx, 'svc_roles', id, data);
+  else if ((await run(trx.db, 'select 1 from svc_roles where id = $1', [id])).length === 0) throw new ForbiddenError();
+  await checkParent(trx, id, data.parent);
+  return id;
+}
+
+export async function updateRole(services: SchemaPort, ctx: ServiceContext, id: string, raw: unknown): Promise<string> {
+  requireAdmin(ctx);
+  const data = body(raw);
+  if (data.policies !== undefined) parsePolicyChange(data.policies);
+  if (!isUuid(id)) throw new ForbiddenError();
+  return changeAccess(services, ctx, (trx) => changeRole(trx, id, raw));
+}
+
+/** A role deleted inside the caller's transaction (see deleteRole). */
+export async function removeRole(trx: ServiceContext, id: string): Promise<void> {
+  if (!isUuid(id)) throw new ForbiddenError();
+  const [row] = await run<{ protected: boolean }>(trx.db, 'select protected from svc_roles where id = $1 for update', [id]);
+  if (!row) throw new ForbiddenError();
+  if (row.protected) throw new UnprocessableContentError('Cannot delete a protected role');
+  await cascade(trx, 'svc_access', 'role', id, null);
+  await cascade(trx, 'svc_users', 'role', id, { role: null });
+  await cascade(trx, 'svc_roles', 'parent', id, { parent: null });
+  await cascade(trx, 'svc_shares', 'role', id, null);
+  await cascade(trx, 'svc_settings', 'public_registration_role', id, { public_registration_role: null });
+  await deleteItem(trx, 'svc_roles', id);
 }
 
 /** As Directus: the role's access rows are revoked, its users and child roles let go of it, then the role is
@@ -116,17 +142,7 @@ export async function updateRole(services: SchemaPort, ctx: ServiceContext, id: 
 export async function deleteRole(services: SchemaPort, ctx: ServiceContext, id: string): Promise<void> {
   requireAdmin(ctx);
   if (!isUuid(id)) throw new ForbiddenError();
-  await changeAccess(services, ctx, async (trx) => {
-    const [row] = await run<{ protected: boolean }>(trx.db, 'select protected from svc_roles where id = $1 for update', [id]);
-    if (!row) throw new ForbiddenError();
-    if (row.protected) throw new UnprocessableContentError('Cannot delete a protected role');
-    await cascade(trx, 'svc_access', 'role', id, null);
-    await cascade(trx, 'svc_users', 'role', id, { role: null });
-    await cascade(trx, 'svc_roles', 'parent', id, { parent: null });
-    await cascade(trx, 'svc_shares', 'role', id, null);
-    await cascade(trx, 'svc_settings', 'public_registration_role', id, { public_registration_role: null });
-    await deleteItem(trx, 'svc_roles', id);
-  });
+  await changeAccess(services, ctx, (trx) => removeRole(trx, id));
 }
 
 /** `policies`: the policy ids linked to each role (its svc_access rows in sort order), as far as the caller

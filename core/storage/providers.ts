@@ -1,6 +1,7 @@
 /** /system/storage-providers (SPEC.md > Storage providers, all Admin): records of svc_extension_settings with
  * extension_key `system_storage_provider`. Sensitive fields are encrypted at rest and answered as `********`;
  * every change bumps the schema version so every process reloads its providers. */
+import type { Config } from '../config.ts';
 import type { ServiceContext } from '../context.ts';
 import { inTransaction } from '../db/database.ts';
 import { ForbiddenError, InvalidPayloadError, NotFoundError, RecordNotUniqueError } from '../errors.ts';
@@ -41,17 +42,22 @@ export async function readProvider(ctx: ServiceContext, name: string): Promise<P
   return shown(row);
 }
 
-export async function createProvider(services: ConfigPort & SchemaPort, ctx: ServiceContext, body: unknown): Promise<{ id: number }> {
+/** A provider created inside the caller's transaction (`ctx.db`); createProvider bumps the schema version after. */
+export async function addStorageProvider(config: Config, ctx: ServiceContext, body: unknown): Promise<number> {
   assertAdmin(ctx);
   const input = plainObject(body);
   for (const k of Object.keys(input)) if (k !== 'name' && k !== 'value') throw new InvalidPayloadError(`Unknown field "${k}".`);
   if (typeof input.name !== 'string' || !NAME.test(input.name)) {
     throw new InvalidPayloadError('"name" is required: letters, digits, "-" and "_", at most 64 characters.', { field: 'name' });
   }
-  const config = validateProviderConfig(input.value, services.config.files.storageLocalRoot);
-  const sealed = sealConfig(config as unknown as Record<string, unknown>, services.config.secret);
+  const checked = validateProviderConfig(input.value, config.files.storageLocalRoot);
+  const sealed = sealConfig(checked as unknown as Record<string, unknown>, config.secret);
   if (await settingByName(ctx.db, STORAGE_PROVIDER_KEY, input.name)) throw new RecordNotUniqueError({ field: 'name' });
-  const id = await insertSetting(ctx.db, STORAGE_PROVIDER_KEY, input.name, sealed);
+  return insertSetting(ctx.db, STORAGE_PROVIDER_KEY, input.name, sealed);
+}
+
+export async function createProvider(services: ConfigPort & SchemaPort, ctx: ServiceContext, body: unknown): Promise<{ id: number }> {
+  const id = await addStorageProvider(services.config, ctx, body);
   await services.schema.invalidate();
   return { id };
 }
@@ -62,29 +68,42 @@ function recordId(id: string): number {
   return n;
 }
 
+/** A provider's value changed inside the caller's transaction (a partial value is merged as PATCH merges it; `********`
+ * keeps a stored secret). */
+export async function changeStorageProvider(config: Config, ctx: ServiceContext, key: number, value: unknown): Promise<void> {
+  assertAdmin(ctx);
+  const { secret } = config;
+  await inTransaction(ctx.db, async (trx) => {
+    const row = await lockSetting(trx, STORAGE_PROVIDER_KEY, key);
+    if (!row) throw new NotFoundError('Storage provider not found.');
+    const stored = settingValue(row.value);
+    const update = plainObject(value);
+    // A partial value keeps the stored settings it doesn't mention; a different driver starts afresh.
+    const merged = update.driver === undefined || update.driver === stored.driver ? { ...stored, ...update } : update;
+    const checked = validateProviderConfig(unmask(merged, stored, secret), config.files.storageLocalRoot);
+    await updateSettingValue(trx, key, sealConfig(checked as unknown as Record<string, unknown>, secret));
+  });
+}
+
 export async function updateProvider(services: ConfigPort & SchemaPort, ctx: ServiceContext, id: string, body: unknown): Promise<{ id: number }> {
   assertAdmin(ctx);
   const input = plainObject(body);
   for (const k of Object.keys(input)) if (k !== 'value') throw new InvalidPayloadError(`Only "value" can be changed (got "${k}").`);
   const key = recordId(id);
-  const { secret } = services.config;
-  await inTransaction(ctx.db, async (trx) => {
-    const row = await lockSetting(trx, STORAGE_PROVIDER_KEY, key);
-    if (!row) throw new NotFoundError('Storage provider not found.');
-    const stored = settingValue(row.value);
-    const update = plainObject(input.value);
-    // A partial value keeps the stored settings it doesn't mention; a different driver starts afresh.
-    const merged = update.driver === undefined || update.driver === stored.driver ? { ...stored, ...update } : update;
-    const config = validateProviderConfig(unmask(merged, stored, secret), services.config.files.storageLocalRoot);
-    await updateSettingValue(trx, key, sealConfig(config as unknown as Record<string, unknown>, secret));
-  });
+  await changeStorageProvider(services.config, ctx, key, input.value);
   await services.schema.invalidate();
   return { id: key };
 }
 
+/** A provider deleted inside the caller's transaction; false when there was none. */
+export async function removeStorageProvider(ctx: ServiceContext, key: number): Promise<boolean> {
+  assertAdmin(ctx);
+  return deleteSetting(ctx.db, STORAGE_PROVIDER_KEY, key);
+}
+
 export async function deleteProvider(services: SchemaPort, ctx: ServiceContext, id: string): Promise<void> {
   assertAdmin(ctx);
-  if (!(await deleteSetting(ctx.db, STORAGE_PROVIDER_KEY, recordId(id)))) throw new NotFoundError('Storage provider not found.');
+  if (!(await removeStorageProvider(ctx, recordId(id)))) throw new NotFoundError('Storage provider not found.');
   await services.schema.invalidate();
 }
 

@@ -35,3 +35,10 @@ export async function updateSettings(base: ServiceContext, payload: unknown, inp
     throw err;
   }
 }
+
+/** Changes the settings inside the caller's transaction (`ctx.db`), checked as PATCH /settings checks them; the
+ * caller bumps the schema version after commit (a schema apply does). */
+export async function changeSettings(ctx: ServiceContext, payload: Record<string, unknown>): Promise<void> {
+  checkSettingsPayload(payload, ctx.config.files.assetsTransformImageMaxDimension);
+  await updateItem(systemContext(ctx), COLLECTION, KEY, payload);
+}

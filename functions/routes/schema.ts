@@ -4,7 +4,7 @@ import type { Context, Hono } from 'hono';
 import { parse as parseYaml, stringify as toYaml } from 'yaml';
 import { InvalidPayloadError, UnsupportedMediaTypeError } from '../../core/errors.ts';
 import { requireAdmin, type SchemaServiceContext } from '../../core/schema/ddl/context.ts';
-import { schemaApply, schemaDiff, schemaSnapshot } from '../../core/schema/snapshot/index.ts';
+import { parseInclude, schemaApply, schemaDiff, schemaSnapshot } from '../../core/schema/snapshot/index.ts';
 import { isJsonMediaType, readJson, readText } from '../http/body.ts';
 import type { AppEnv } from '../http/env.ts';
 import { schemaContext } from './schema-context.ts';
@@ -41,8 +41,13 @@ function adminContext(c: Context<AppEnv>): SchemaServiceContext {
 
 export function mountSchemaRoutes(app: Hono<AppEnv>): void {
   app.get('/schema/snapshot', async (c) => {
+    const ctx = adminContext(c); // before the query is read: a caller who may not snapshot learns nothing of its rules
     const list = (name: string): string[] | undefined => c.req.query(name)?.split(',').map((s) => s.trim()).filter(Boolean);
-    const snapshot = await schemaSnapshot(schemaContext(c), { include: list('includeCollections'), exclude: list('excludeCollections') });
+    // include=roles,policies,... or include=all: configuration sections beside the schema; includeCollections /
+    // excludeCollections (the SDK's options): part of the schema.
+    const snapshot = await schemaSnapshot(ctx, {
+      include: parseInclude(c.req.query('include')), includeCollections: list('includeCollections'), excludeCollections: list('excludeCollections'),
+    });
     const format = c.req.query('export');
     if (format === undefined) return c.json({ data: snapshot });
     if (format !== 'json' && format !== 'yaml') throw new InvalidPayloadError('"export" must be json or yaml.');

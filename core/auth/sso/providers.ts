@@ -2,6 +2,7 @@
  * extension_key `system_auth_provider` (name = provider name, value = camelCase config with `driver`), administered
  * as the storage providers are (core/storage/providers.ts). Secrets are sealed (./provider-secrets.ts); every change
  * bumps the schema version so every process reloads its providers (./registry.ts). */
+import type { Config } from '../../config.ts';
 import type { ServiceContext } from '../../context.ts';
 import { inTransaction } from '../../db/database.ts';
 import { ForbiddenError, InvalidPayloadError, NotFoundError, RecordNotUniqueError } from '../../errors.ts';
@@ -50,7 +51,8 @@ function stored(name: string, plain: Record<string, unknown>, secret: string): R
   return sealProviderValue(providerRecordValue(parseProviderRecord(name, plain)), secret);
 }
 
-export async function createAuthProvider(services: ConfigPort & SchemaPort, ctx: ServiceContext, body: unknown): Promise<{ id: number }> {
+/** A provider created inside the caller's transaction (`ctx.db`); createAuthProvider bumps the schema version after. */
+export async function addAuthProvider(config: Config, ctx: ServiceContext, body: unknown): Promise<number> {
   assertAdmin(ctx);
   const input = plainObject(body);
   for (const k of Object.keys(input)) if (k !== 'name' && k !== 'value') throw new InvalidPayloadError(`Unknown field "${k}".`);
@@ -59,15 +61,34 @@ export async function createAuthProvider(services: ConfigPort & SchemaPort, ctx:
     throw new InvalidPayloadError('"name" is required: lower-case letters, digits, "-" and "_", at most 64 characters.');
   }
   if (name === 'default') throw new InvalidPayloadError('"default" is the built-in password login and can\'t name a provider.');
-  if (services.config.authProviders.some((p) => p.name === name)) {
+  if (config.authProviders.some((p) => p.name === name)) {
     throw new InvalidPayloadError(`"${name}" is a provider of the environment (AUTH_PROVIDERS); choose another name.`);
   }
   // A mask has no stored value to stand for yet.
-  const value = stored(name, unmaskProviderValue(plainObject(input.value, '"value"'), {}, services.config.secret), services.config.secret);
+  const value = stored(name, unmaskProviderValue(plainObject(input.value, '"value"'), {}, config.secret), config.secret);
   if (await settingByName(ctx.db, AUTH_PROVIDER_KEY, name)) throw new RecordNotUniqueError({ field: 'name' });
-  const id = await insertSetting(ctx.db, AUTH_PROVIDER_KEY, name, value);
+  return insertSetting(ctx.db, AUTH_PROVIDER_KEY, name, value);
+}
+
+export async function createAuthProvider(services: ConfigPort & SchemaPort, ctx: ServiceContext, body: unknown): Promise<{ id: number }> {
+  const id = await addAuthProvider(services.config, ctx, body);
   await services.schema.invalidate();
   return { id };
+}
+
+/** A provider's value changed inside the caller's transaction (merged as PATCH merges it; `********` keeps a secret). */
+export async function changeAuthProvider(config: Config, ctx: ServiceContext, key: number, value: unknown): Promise<void> {
+  assertAdmin(ctx);
+  const { secret } = config;
+  await inTransaction(ctx.db, async (trx) => {
+    const row = await lockSetting(trx, AUTH_PROVIDER_KEY, key);
+    if (!row) throw new NotFoundError('Auth provider not found.');
+    const before = settingValue(row.value);
+    const update = plainObject(value, '"value"');
+    // A partial value keeps the stored settings it doesn't mention; a different driver starts afresh.
+    const merged = update.driver === undefined || update.driver === before.driver ? { ...before, ...update } : update;
+    await updateSettingValue(trx, key, stored(row.name ?? '', unmaskProviderValue(merged, before, secret), secret));
+  });
 }
 
 export async function updateAuthProvider(services: ConfigPort & SchemaPort, ctx: ServiceContext, id: string, body: unknown): Promise<{ id: number }> {
@@ -75,22 +96,19 @@ export async function updateAuthProvider(services: ConfigPort & SchemaPort, ctx:
   const input = plainObject(body);
   for (const k of Object.keys(input)) if (k !== 'value') throw new InvalidPayloadError(`Only "value" can be changed (got "${k}").`);
   const key = recordId(id);
-  const { secret } = services.config;
-  await inTransaction(ctx.db, async (trx) => {
-    const row = await lockSetting(trx, AUTH_PROVIDER_KEY, key);
-    if (!row) throw new NotFoundError('Auth provider not found.');
-    const before = settingValue(row.value);
-    const update = plainObject(input.value, '"value"');
-    // A partial value keeps the stored settings it doesn't mention; a different driver starts afresh.
-    const merged = update.driver === undefined || update.driver === before.driver ? { ...before, ...update } : update;
-    await updateSettingValue(trx, key, stored(row.name ?? '', unmaskProviderValue(merged, before, secret), secret));
-  });
+  await changeAuthProvider(services.config, ctx, key, input.value);
   await services.schema.invalidate();
   return { id: key };
 }
 
+/** A provider deleted inside the caller's transaction; false when there was none. */
+export async function removeAuthProvider(ctx: ServiceContext, key: number): Promise<boolean> {
+  assertAdmin(ctx);
+  return deleteSetting(ctx.db, AUTH_PROVIDER_KEY, key);
+}
+
 export async function deleteAuthProvider(services: SchemaPort, ctx: ServiceContext, id: string): Promise<void> {
   assertAdmin(ctx);
-  if (!(await deleteSetting(ctx.db, AUTH_PROVIDER_KEY, recordId(id)))) throw new NotFoundError('Auth provider not found.');
+  if (!(await removeAuthProvider(ctx, recordId(id)))) throw new NotFoundError('Auth provider not found.');
   await services.schema.invalidate();
 }

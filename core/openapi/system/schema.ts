@@ -3,7 +3,7 @@
  * and apply: functions/routes/schema.ts). */
 import { operation } from '../operation.ts';
 import { schemaRef } from '../names.ts';
-import type { SchemaObject } from '../types.ts';
+import type { ParameterObject, SchemaObject } from '../types.ts';
 import { arrayOf, endpoint, freeObject, pathParam, type Endpoint } from './endpoint.ts';
 
 const str: SchemaObject = { type: 'string' };
@@ -46,27 +46,6 @@ export const SCHEMA_COMPONENTS: Record<string, SchemaObject> = {
       meta: { ...freeObject('svc_relations metadata: one_field, junction_field, sort_field, one_allowed_collections, ...'), nullable: true },
     },
   },
-  SchemaSnapshot: {
-    type: 'object',
-    required: ['version', 'collections', 'fields', 'relations'],
-    properties: {
-      version: { type: 'integer', enum: [1] },
-      svc: { type: 'string', description: 'The server version that wrote it' },
-      vendor: { type: 'string', enum: ['postgres'] },
-      collections: { type: 'array', items: schemaRef('Collection') },
-      fields: { type: 'array', items: schemaRef('Field') },
-      relations: { type: 'array', items: schemaRef('Relation') },
-    },
-  },
-  SchemaDiff: {
-    type: 'object',
-    required: ['hash', 'diff'],
-    properties: {
-      hash: { type: 'string', description: 'The hash of the schema the diff was made against; apply answers 409 once it changed' },
-      diff: freeObject('collections, fields and relations, each a list of {collection, field?, diff: [deep-diff changes N, D, E, A]}'),
-      destructive: { type: 'array', items: freeObject('A step that loses data: {kind: collection | field | type, collection, field?, description}') },
-    },
-  },
 };
 
 export function schemaEndpoints(): Endpoint[] {
@@ -101,27 +80,52 @@ export function schemaEndpoints(): Endpoint[] {
     endpoint('patch', '/relations/{collection}/{field}', operation({ id: 'updateRelation', summary: 'Update a relation', ...r, parameters: [cParam, fParam], body: relation, data: relation, pathParams: true })),
     endpoint('delete', '/relations/{collection}/{field}', operation({ id: 'deleteRelation', summary: 'Delete a relation', ...r, parameters: [cParam, fParam], status: 204, pathParams: true })),
 
+    ...snapshotEndpoints(),
+  ];
+}
+
+const query = (name: string, description: string, schema: SchemaObject = { type: 'string' }): ParameterObject => ({ name, in: 'query', description, schema });
+const flag = (name: string, description: string): ParameterObject => query(name, description, { type: 'boolean' });
+
+/** Schema as code (functions/routes/schema.ts): snapshot, diff and apply, with the configuration sections of
+ * core/schema/snapshot/config (docs/schema-as-code.md). */
+function snapshotEndpoints(): Endpoint[] {
+  const tag = { tag: 'Schema' };
+  const snapshot: SchemaObject = {
+    type: 'object', required: ['version', 'collections', 'fields', 'relations'],
+    properties: {
+      version: { type: 'integer' }, svc: str, vendor: str,
+      collections: arrayOf(schemaRef('Collection')), fields: arrayOf(schemaRef('Field')), relations: arrayOf(schemaRef('Relation')),
+      config: freeObject('Configuration sections asked for with include (roles, policies, access, permissions, app_permissions, settings, asset_presets, presets, storage_providers, auth_providers, notify_layouts, notify_templates, notify_contents, workflows); never secrets'),
+    },
+  };
+  const diff: SchemaObject = {
+    type: 'object', required: ['hash', 'diff'],
+    properties: {
+      hash: str,
+      diff: freeObject('Deep-diff entries: collections, fields, relations, and config.<section>: [{key, diff}]'),
+      destructive: { type: 'array', items: freeObject('A step that loses data (a dropped table, field or narrowed type; a deleted configuration row)') },
+    },
+  };
+  return [
     endpoint('get', '/schema/snapshot', operation({
-      id: 'schemaSnapshot', summary: 'The schema as a snapshot (admin)', tag: 'Schema', data: schemaRef('SchemaSnapshot'),
+      id: 'schemaSnapshot', summary: 'Snapshot of the schema (and configuration sections with include)', ...tag, data: snapshot,
       parameters: [
-        { name: 'export', in: 'query', description: 'json or yaml: the snapshot as a file to download', schema: { type: 'string', enum: ['json', 'yaml'] } },
-        { name: 'includeCollections', in: 'query', description: 'Comma list: only these collections', schema: { type: 'string' } },
-        { name: 'excludeCollections', in: 'query', description: 'Comma list: all but these collections', schema: { type: 'string' } },
+        query('include', 'Configuration sections to add, comma-separated, or all'),
+        query('includeCollections', 'Comma list: only these collections'),
+        query('excludeCollections', 'Comma list: all but these collections'),
+        query('export', 'json or yaml: answer as a file download', { type: 'string', enum: ['json', 'yaml'] }),
       ],
     })),
     endpoint('post', '/schema/diff', operation({
-      id: 'schemaDiff', summary: 'The changes from this schema to a snapshot (204 when none; admin)', tag: 'Schema',
-      parameters: [{ name: 'force', in: 'query', description: 'Compare a snapshot of another version or vendor anyway', schema: { type: 'boolean' } }],
-      content: { 'application/json': schemaRef('SchemaSnapshot'), 'application/yaml': schemaRef('SchemaSnapshot') },
-      data: schemaRef('SchemaDiff'), maybeEmpty: true,
+      id: 'schemaDiff', summary: 'Diff from this schema to a snapshot (204 when equal)', ...tag, data: diff, maybeEmpty: true,
+      content: { 'application/json': snapshot, 'application/yaml': snapshot },
+      parameters: [flag('force', 'Skip the version and vendor check')],
     })),
     endpoint('post', '/schema/apply', operation({
-      id: 'schemaApply', summary: 'Apply a diff in one transaction (204; 409 when the schema changed since the diff; admin)', tag: 'Schema',
-      parameters: [
-        { name: 'allow_destructive', in: 'query', description: 'Also run the steps that lose data', schema: { type: 'boolean' } },
-        { name: 'dry_run', in: 'query', description: 'Run and roll back: answers the steps and the SQL', schema: { type: 'boolean' } },
-      ],
-      body: schemaRef('SchemaDiff'), status: 204, unique: true,
+      id: 'schemaApply', summary: 'Apply a diff in one transaction (409 when the schema or managed configuration changed since)', ...tag, body: diff, status: 204,
+      parameters: [flag('allow_destructive', 'Allow steps that lose data'), flag('dry_run', 'List the steps and SQL, then roll back (answers 200)')],
+      extra: { 200: { description: 'Dry run: {data: {steps, sql, destructive}}' }, 409: { description: 'The schema changed since the diff was made' } },
     })),
   ];
 }

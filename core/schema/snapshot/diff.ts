@@ -164,7 +164,7 @@ export function isEmptyDiff(d: SnapshotDiff): boolean {
 const UNSAFE_KEYS = new Set(['__proto__', 'prototype', 'constructor']);
 
 /** One deep-diff change from a request: its kind and path checked (a path may not reach an object's prototype). */
-function parseChange(raw: unknown, where: string): Change {
+export function parseChange(raw: unknown, where: string): Change {
   if (!isPlainObject(raw)) throw new InvalidPayloadError(`${where} must be an object.`);
   if (!['N', 'D', 'E', 'A'].includes(raw.kind as string)) throw new InvalidPayloadError(`${where}.kind must be N, D, E or A.`);
   if (raw.path !== undefined) {
@@ -287,14 +287,24 @@ export function destructiveSteps(current: SchemaParts, desired: SchemaParts): De
   return out;
 }
 
+/** A destructive step of the schema, or of a configuration section (config/index.ts). */
+type AnyDestructive = { kind: string; collection?: string; field?: string; section?: string; key?: Record<string, unknown> };
+
 /** The destructive steps in one sentence: what kind, how many, the first few names. */
-export function summarizeDestructive(steps: DestructiveStep[]): string {
-  const kinds: [DestructiveStep['kind'], string, string][] = [['collection', 'deletes', 'collection'], ['field', 'deletes', 'field'], ['type', 'narrows the type of', 'field']];
-  const parts = kinds.flatMap(([kind, verb, noun]) => {
-    const names = steps.filter((s) => s.kind === kind).map((s) => (s.field ? `${s.collection}.${s.field}` : s.collection));
-    if (names.length === 0) return [];
+export function summarizeDestructive(steps: readonly AnyDestructive[]): string {
+  const groups: { verb: string; noun: string; names: string[] }[] = [
+    { verb: 'deletes', noun: 'collection', names: steps.filter((s) => s.kind === 'collection').map((s) => String(s.collection)) },
+    { verb: 'deletes', noun: 'field', names: steps.filter((s) => s.kind === 'field').map((s) => `${s.collection}.${s.field}`) },
+    { verb: 'narrows the type of', noun: 'field', names: steps.filter((s) => s.kind === 'type').map((s) => `${s.collection}.${s.field}`) },
+  ];
+  for (const section of new Set(steps.filter((s) => s.kind === 'config').map((s) => String(s.section)))) {
+    const names = steps.filter((s) => s.kind === 'config' && s.section === section).map((s) => Object.values(s.key ?? {}).join(' / '));
+    groups.push({ verb: 'deletes', noun: `${section} entr`, names });
+  }
+  const parts = groups.filter((g) => g.names.length).map(({ verb, noun, names }) => {
     const shown = names.length > 4 ? `${names.slice(0, 3).join(', ')} and ${names.length - 3} more` : names.join(', ');
-    return [`${verb} ${names.length} ${noun}${names.length > 1 ? 's' : ''} (${shown})`];
+    const plural = noun.endsWith(' entr') ? (names.length > 1 ? 'ies' : 'y') : names.length > 1 ? 's' : '';
+    return `${verb} ${names.length} ${noun}${plural} (${shown})`;
   });
   return parts.length > 1 ? `${parts.slice(0, -1).join(', ')} and ${parts[parts.length - 1]}` : parts[0] ?? '';
 }

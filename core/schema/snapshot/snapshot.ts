@@ -19,6 +19,8 @@ export interface SchemaSnapshot {
   collections: CollectionObject[];
   fields: FieldObject[];
   relations: RelationObject[];
+  /** Configuration sections, only those asked for (config/index.ts); absent = none managed. */
+  config?: Record<string, unknown>;
 }
 
 type Row = Record<string, unknown>;
@@ -77,6 +79,9 @@ export function stableJson(value: unknown): string {
 }
 
 /** The hash of what a snapshot describes (not of who wrote it or when). */
-export function snapshotHash(s: Pick<SchemaSnapshot, 'collections' | 'fields' | 'relations'>): string {
-  return createHash('sha256').update(stableJson({ collections: s.collections, fields: s.fields, relations: s.relations })).digest('hex');
+export function snapshotHash(s: Pick<SchemaSnapshot, 'collections' | 'fields' | 'relations' | 'config'>): string {
+  // The configuration sections a diff manages are part of what it was made against; without any, the hash is the
+  // schema's alone, as before.
+  const config = s.config && Object.keys(s.config).length ? { config: s.config } : {};
+  return createHash('sha256').update(stableJson({ collections: s.collections, fields: s.fields, relations: s.relations, ...config })).digest('hex');
 }

@@ -1502,7 +1502,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Apply a diff in one transaction (204; 409 when the schema changed since the diff; admin) */
+        /** Apply a diff in one transaction (409 when the schema or managed configuration changed since) */
         post: operations["schemaApply"];
         delete?: never;
         options?: never;
@@ -1519,7 +1519,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** The changes from this schema to a snapshot (204 when none; admin) */
+        /** Diff from this schema to a snapshot (204 when equal) */
         post: operations["schemaDiff"];
         delete?: never;
         options?: never;
@@ -1534,7 +1534,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The schema as a snapshot (admin) */
+        /** Snapshot of the schema (and configuration sections with include) */
         get: operations["schemaSnapshot"];
         put?: never;
         post?: never;
@@ -2988,28 +2988,6 @@ export interface components {
             status?: string;
             user_updated?: (string | components["schemas"]["Users"]) | null;
             version?: (string | components["schemas"]["Versions"]) | null;
-        };
-        SchemaDiff: {
-            destructive?: {
-                [key: string]: unknown;
-            }[];
-            /** @description collections, fields and relations, each a list of {collection, field?, diff: [deep-diff changes N, D, E, A]} */
-            diff: {
-                [key: string]: unknown;
-            };
-            /** @description The hash of the schema the diff was made against; apply answers 409 once it changed */
-            hash: string;
-        };
-        SchemaSnapshot: {
-            collections: components["schemas"]["Collection"][];
-            fields: components["schemas"]["Field"][];
-            relations: components["schemas"]["Relation"][];
-            /** @description The server version that wrote it */
-            svc?: string;
-            /** @enum {string} */
-            vendor?: "postgres";
-            /** @enum {integer} */
-            version: 1;
         };
         /** @description An item of svc_settings */
         Settings: {
@@ -9248,9 +9226,9 @@ export interface operations {
     schemaApply: {
         parameters: {
             query?: {
-                /** @description Also run the steps that lose data */
+                /** @description Allow steps that lose data */
                 allow_destructive?: boolean;
-                /** @description Run and roll back: answers the steps and the SQL */
+                /** @description List the steps and SQL, then roll back (answers 200) */
                 dry_run?: boolean;
             };
             header?: never;
@@ -9259,10 +9237,26 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["SchemaDiff"];
+                "application/json": {
+                    destructive?: {
+                        [key: string]: unknown;
+                    }[];
+                    /** @description Deep-diff entries: collections, fields, relations, and config.<section>: [{key, diff}] */
+                    diff: {
+                        [key: string]: unknown;
+                    };
+                    hash: string;
+                };
             };
         };
         responses: {
+            /** @description Dry run: {data: {steps, sql, destructive}} */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description No content */
             204: {
                 headers: {
@@ -9273,7 +9267,13 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            409: components["responses"]["Conflict"];
+            /** @description The schema changed since the diff was made */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             413: components["responses"]["ContentTooLarge"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["ServiceUnavailable"];
@@ -9282,7 +9282,7 @@ export interface operations {
     schemaDiff: {
         parameters: {
             query?: {
-                /** @description Compare a snapshot of another version or vendor anyway */
+                /** @description Skip the version and vendor check */
                 force?: boolean;
             };
             header?: never;
@@ -9291,8 +9291,30 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["SchemaSnapshot"];
-                "application/yaml": components["schemas"]["SchemaSnapshot"];
+                "application/json": {
+                    collections: components["schemas"]["Collection"][];
+                    /** @description Configuration sections asked for with include (roles, policies, access, permissions, app_permissions, settings, asset_presets, presets, storage_providers, auth_providers, notify_layouts, notify_templates, notify_contents, workflows); never secrets */
+                    config?: {
+                        [key: string]: unknown;
+                    };
+                    fields: components["schemas"]["Field"][];
+                    relations: components["schemas"]["Relation"][];
+                    svc?: string;
+                    vendor?: string;
+                    version: number;
+                };
+                "application/yaml": {
+                    collections: components["schemas"]["Collection"][];
+                    /** @description Configuration sections asked for with include (roles, policies, access, permissions, app_permissions, settings, asset_presets, presets, storage_providers, auth_providers, notify_layouts, notify_templates, notify_contents, workflows); never secrets */
+                    config?: {
+                        [key: string]: unknown;
+                    };
+                    fields: components["schemas"]["Field"][];
+                    relations: components["schemas"]["Relation"][];
+                    svc?: string;
+                    vendor?: string;
+                    version: number;
+                };
             };
         };
         responses: {
@@ -9303,7 +9325,16 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: components["schemas"]["SchemaDiff"];
+                        data: {
+                            destructive?: {
+                                [key: string]: unknown;
+                            }[];
+                            /** @description Deep-diff entries: collections, fields, relations, and config.<section>: [{key, diff}] */
+                            diff: {
+                                [key: string]: unknown;
+                            };
+                            hash: string;
+                        };
                     };
                 };
             };
@@ -9327,8 +9358,10 @@ export interface operations {
             query?: {
                 /** @description Comma list: all but these collections */
                 excludeCollections?: string;
-                /** @description json or yaml: the snapshot as a file to download */
+                /** @description json or yaml: answer as a file download */
                 export?: "json" | "yaml";
+                /** @description Configuration sections to add, comma-separated, or all */
+                include?: string;
                 /** @description Comma list: only these collections */
                 includeCollections?: string;
             };
@@ -9345,7 +9378,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: components["schemas"]["SchemaSnapshot"];
+                        data: {
+                            collections: components["schemas"]["Collection"][];
+                            /** @description Configuration sections asked for with include (roles, policies, access, permissions, app_permissions, settings, asset_presets, presets, storage_providers, auth_providers, notify_layouts, notify_templates, notify_contents, workflows); never secrets */
+                            config?: {
+                                [key: string]: unknown;
+                            };
+                            fields: components["schemas"]["Field"][];
+                            relations: components["schemas"]["Relation"][];
+                            svc?: string;
+                            vendor?: string;
+                            version: number;
+                        };
                     };
                 };
             };
