@@ -8,8 +8,9 @@ import { withPersistentSecret } from '../../core/auth/secret.ts';
 import { PG_SUBDIR } from '../../core/backup/manifest.ts';
 import { loadConfig, type Config } from '../../core/config.ts';
 import { openDatabase, run, type Database } from '../../core/db/database.ts';
+import { pendingMigrations } from '../../core/db/migrate.ts';
+import { verifyMail } from '../../core/mail/mailer.ts';
 import { StorageRegistry } from '../../core/storage/registry.ts';
-import { migrations } from '../../migrations/index.ts';
 import { EXIT, type Output } from './output.ts';
 
 export interface Check { check: string; status: 'ok' | 'warn' | 'fail'; detail: string; fix?: string }
@@ -39,12 +40,7 @@ async function checkDatabase(config: Config, checks: Check[]): Promise<Database 
     database = await within(15_000, openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolMax: 2, wasmCompiler: config.pgliteWasmCompiler }));
     const [row] = await run<{ v: string }>(database.db, 'select version() as v');
     const version = row.v.split(' on ')[0].replace(/,.*$/, '');
-    let pending = Object.keys(migrations).length;
-    const [table] = await run(database.db, "select 1 from pg_tables where tablename = 'svc_migrations' and schemaname = current_schema()");
-    if (table) {
-      const done = new Set((await run<{ name: string }>(database.db, 'select name from svc_migrations')).map((r) => r.name));
-      pending = Object.keys(migrations).filter((m) => !done.has(m)).length;
-    }
+    const pending = (await pendingMigrations(database)).length;
     const where = config.databaseUrl ? new URL(config.databaseUrl).host + new URL(config.databaseUrl).pathname : `embedded in ${config.dataDir}`;
     checks.push(pending
       ? { check: 'database', status: 'warn', detail: `${version} (${where}), ${pending} migrations pending`, fix: 'run `svc migrate`, or start the server (it migrates at start)' }
@@ -124,21 +120,14 @@ async function checkMail(config: Config, checks: Check[]): Promise<void> {
     checks.push({ check: 'mail', status: existsSync('/usr/sbin/sendmail') ? 'ok' : 'warn', detail: 'sendmail', fix: existsSync('/usr/sbin/sendmail') ? undefined : 'install sendmail, or set EMAIL_TRANSPORT=smtp and EMAIL_SMTP_*' });
     return;
   }
-  const { default: nodemailer } = await import('nodemailer');
-  const transport = nodemailer.createTransport({
-    host: config.emailSmtpHost, port: config.emailSmtpPort, secure: config.emailSmtpSecure, connectionTimeout: 5000, greetingTimeout: 5000,
-    ...(config.emailSmtpUser ? { auth: { user: config.emailSmtpUser, pass: config.emailSmtpPassword ?? '' } } : {}),
-  });
   try {
-    await within(8000, transport.verify());
+    await within(15_000, verifyMail(config));
     checks.push({ check: 'mail', status: 'ok', detail: `SMTP ${config.emailSmtpHost}:${config.emailSmtpPort} accepts us` });
   } catch (err) {
     checks.push({
       check: 'mail', status: 'warn', detail: `SMTP ${config.emailSmtpHost}:${config.emailSmtpPort}: ${message(err)}`,
       fix: 'set EMAIL_SMTP_HOST, EMAIL_SMTP_PORT and EMAIL_SMTP_USER/PASSWORD (needed for invitations, password resets and notifications)',
     });
-  } finally {
-    transport.close();
   }
 }
 

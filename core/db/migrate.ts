@@ -17,15 +17,24 @@ export async function migrateToLatest(database: Database): Promise<string[]> {
   return migrate(database.db);
 }
 
-/** Runs the pending migrations; answers the names of those that ran. */
-async function migrate(db: Kysely<any>): Promise<string[]> {
-  const migrator = new Migrator({
+/** The names of the migrations this database has not run yet (all of them on a new database). */
+export async function pendingMigrations(database: Database): Promise<string[]> {
+  const all = await migrator(database.db).getMigrations();
+  return all.filter((m) => m.executedAt === undefined).map((m) => m.name);
+}
+
+function migrator(db: Kysely<any>): Migrator {
+  return new Migrator({
     db,
     provider: new StaticProvider(),
     migrationTableName: 'svc_migrations',
     migrationLockTableName: 'svc_migrations_lock',
   });
-  const { error, results } = await migrator.migrateToLatest();
+}
+
+/** Runs the pending migrations; answers the names of those that ran. */
+async function migrate(db: Kysely<any>): Promise<string[]> {
+  const { error, results } = await migrator(db).migrateToLatest();
   if (error) {
     const failed = results?.find((r) => r.status === 'Error');
     throw new Error(`Migration ${failed?.migrationName ?? ''} failed: ${String((error as Error).message ?? error)}`);

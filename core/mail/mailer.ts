@@ -38,6 +38,12 @@ export async function sendMail(config: Config, message: MailMessage): Promise<vo
   await (await transportFor(config)).sendMail({ from: config.emailFrom, ...message });
 }
 
+/** Whether the configured SMTP server accepts a connection and the credentials, on the transport mail is sent
+ * with (`svc doctor`). */
+export async function verifyMail(config: Config): Promise<void> {
+  await (await transportFor(config)).verify();
+}
+
 /** A plain message with one call-to-action link, as text and as HTML. */
 export function linkMessage(to: string, subject: string, intro: string, url: string): MailMessage {
   const escaped = url.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');

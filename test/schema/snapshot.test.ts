@@ -203,6 +203,35 @@ describe('schema apply: changes to a schema with data', () => {
   });
 });
 
+describe('schema apply: a hand-written file', () => {
+  it('converges: the properties it leaves out take the defaults, then keep the database\'s values', async () => {
+    const t = await createTestApp();
+    try {
+      const file = {
+        version: 1,
+        collections: [{ collection: 'books', meta: { note: 'Books' }, schema: { name: 'books' } }],
+        fields: [
+          { collection: 'books', field: 'id', type: 'integer', schema: { is_primary_key: true, has_auto_increment: true } },
+          { collection: 'books', field: 'title', type: 'string', meta: { interface: 'input' }, schema: { max_length: 200, is_nullable: false } },
+        ],
+        relations: [],
+      };
+      const applied = await applyDiff(t, file);
+      expect(applied.status, JSON.stringify(applied.body)).toBe(204);
+      expect((await diffTo(t, file)).status).toBe(204);
+      const title = (await t.req('GET', '/fields/books/title')).body.data;
+      expect(title).toMatchObject({ meta: { interface: 'input', hidden: false }, schema: { max_length: 200, is_nullable: false, data_type: 'character varying' } });
+      // A property the file names is still managed: changing it in the file is a diff.
+      const changed = structuredClone(file);
+      changed.collections[0].meta.note = 'All the books';
+      const d = await diffTo(t, changed);
+      expect(d.body.data.diff).toMatchObject({ collections: [{ collection: 'books', diff: [{ kind: 'E', path: ['meta', 'note'], rhs: 'All the books' }] }], fields: [] });
+    } finally {
+      await t.close();
+    }
+  });
+});
+
 describe('schema diff: large schemas', () => {
   it('reads a snapshot beyond MAX_PAYLOAD_SIZE (1 MB) from an admin, up to SCHEMA_MAX_PAYLOAD_SIZE', async () => {
     const big = structuredClone(snapshot);

@@ -1,6 +1,7 @@
 /** Workflow definitions, the reviewers' inbox and instance actions (functions/routes/workflow*.ts). */
 import { operation } from '../operation.ts';
 import { PARAMETERS } from '../components.ts';
+import { TASK_ACTIONS } from '../../workflow/types.ts';
 import type { ParameterObject, ResponseObject, SchemaObject } from '../types.ts';
 import { arrayOf, endpoint, freeObject, listOf, pathParam, type Endpoint, type SystemContext } from './endpoint.ts';
 
@@ -17,7 +18,18 @@ export function workflowEndpoints(ctx: SystemContext): Endpoint[] {
   const id = pathParam('id', 'Workflow id', ctx.key('svc_workflows'));
   const stepId = pathParam('step', 'Step id', ctx.key('svc_workflow_steps'));
   const instanceId = pathParam('id', 'Instance id', ctx.key('svc_workflow_instances'));
-  const task: SchemaObject = freeObject('A review task: id, step_id, instance_id, workflow_name, step_name, collection, item_id, version_id, status, activated_at, timeout_at, actions_available');
+  const nullableStr: SchemaObject = { type: 'string', nullable: true };
+  const task: SchemaObject = {
+    type: 'object', description: 'A review task: an active step of a running instance (core/workflow/inbox.ts)',
+    required: ['id', 'step_id', 'instance_id', 'workflow_name', 'step_name', 'collection', 'item_id', 'version_id', 'status', 'activated_at', 'timeout_at', 'actions_available'],
+    properties: {
+      id: { type: 'string', description: 'The instance step (what the step actions name)' },
+      step_id: str, instance_id: str, workflow_name: str, step_name: str, collection: str,
+      item_id: nullableStr, version_id: nullableStr, status: str, activated_at: nullableStr, timeout_at: nullableStr,
+      actions_available: arrayOf({ type: 'string', enum: [...TASK_ACTIONS] }),
+      assignees: { ...arrayOf(str), description: 'Only in /workflow-tasks/all' },
+    },
+  };
   const tasks: SchemaObject = { type: 'object', properties: { data: arrayOf(task), meta: { type: 'object', properties: { total_count: { type: 'integer' } } } } };
   const comment: SchemaObject = { type: 'object', properties: { comment: str } };
   const problem: SchemaObject = {

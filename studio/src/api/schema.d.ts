@@ -12063,7 +12063,21 @@ export interface operations {
                 content: {
                     "application/json": {
                         data?: {
-                            [key: string]: unknown;
+                            actions_available: ("approve" | "reject" | "delegate" | "comment")[];
+                            activated_at: string | null;
+                            /** @description Only in /workflow-tasks/all */
+                            assignees?: string[];
+                            collection: string;
+                            /** @description The instance step (what the step actions name) */
+                            id: string;
+                            instance_id: string;
+                            item_id: string | null;
+                            status: string;
+                            step_id: string;
+                            step_name: string;
+                            timeout_at: string | null;
+                            version_id: string | null;
+                            workflow_name: string;
                         }[];
                         meta?: {
                             total_count?: number;
@@ -12102,7 +12116,21 @@ export interface operations {
                 content: {
                     "application/json": {
                         data?: {
-                            [key: string]: unknown;
+                            actions_available: ("approve" | "reject" | "delegate" | "comment")[];
+                            activated_at: string | null;
+                            /** @description Only in /workflow-tasks/all */
+                            assignees?: string[];
+                            collection: string;
+                            /** @description The instance step (what the step actions name) */
+                            id: string;
+                            instance_id: string;
+                            item_id: string | null;
+                            status: string;
+                            step_id: string;
+                            step_name: string;
+                            timeout_at: string | null;
+                            version_id: string | null;
+                            workflow_name: string;
                         }[];
                         meta?: {
                             total_count?: number;

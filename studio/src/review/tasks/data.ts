@@ -5,29 +5,15 @@
 import { queryOptions, type QueryClient } from '@tanstack/react-query';
 import { request, requestList } from '../../api/client.ts';
 import { ApiError, messageOf } from '../../api/errors.ts';
+import type { operations } from '../../api/schema';
 
-export type TaskAction = 'approve' | 'reject' | 'delegate' | 'comment';
+/** A review task as GET /workflow-tasks[/all] answers it: the OpenAPI document's shape (core/openapi/system/workflow.ts). */
+export type Task = NonNullable<operations['readAllWorkflowTasks']['responses'][200]['content']['application/json']['data']>[number];
+
+export type TaskAction = Task['actions_available'][number];
 
 /** What an assignee may do on an active step (the API's actions_available). */
 export const TASK_ACTIONS: TaskAction[] = ['approve', 'reject', 'delegate', 'comment'];
-
-export interface Task {
-  /** The instance step (what the step actions name). */
-  id: string;
-  step_id: string;
-  instance_id: string;
-  workflow_name: string;
-  step_name: string;
-  collection: string;
-  item_id: string | null;
-  version_id: string | null;
-  status: string;
-  activated_at: string | null;
-  timeout_at: string | null;
-  actions_available: TaskAction[];
-  /** Only in /workflow-tasks/all. */
-  assignees?: string[];
-}
 
 export type InstanceStatus = 'running' | 'approved' | 'rejected' | 'cancelled';
 export type StepStatus = 'pending' | 'active' | 'approved' | 'rejected' | 'skipped' | 'timed_out' | 'cancelled';
