@@ -148,7 +148,7 @@ export function SettingsForm({ data, collection: c }: { data: SchemaData; collec
           <div className="field">
             <label htmlFor={`${id}-color`}>Color</label>
             <span className="dm-color-input">
-              <input id={`${id}-color`} type="color" value={v.color || '#6644ff'} onChange={(e) => set('color', e.target.value)} />
+              <input id={`${id}-color`} type="color" className={v.color ? undefined : 'unset'} value={v.color || '#6644ff'} onChange={(e) => set('color', e.target.value)} />
               <span className="mono">{v.color || 'None'}</span>
               {v.color && <button type="button" className="btn btn-small" onClick={() => set('color', '')}>No color</button>}
             </span>
