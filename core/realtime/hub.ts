@@ -17,7 +17,7 @@ import { parseLimits } from '../query/limits.ts';
 import { readItems } from '../items/read.ts';
 import { parseQuery } from '../query/parse.ts';
 import type { Filter, Query } from '../query/types.ts';
-import type { Services } from '../services.ts';
+import type { ConfigPort, DatabasePort, SchemaPort } from '../ports.ts';
 import { compareIds, isChangeId, type Change, type ChangeAction } from './change.ts';
 import type { ChangeLog } from './log.ts';
 
@@ -122,7 +122,7 @@ export class RealtimeHub {
   /** Fan-out work in progress (tests and the bench wait for it). */
   dispatched = 0;
 
-  constructor(private readonly services: Services, readonly log: ChangeLog, private readonly opts: HubOptions) {}
+  constructor(private readonly services: ConfigPort & DatabasePort & SchemaPort, readonly log: ChangeLog, private readonly opts: HubOptions) {}
 
   /** Starts reading the log. */
   start(): void {

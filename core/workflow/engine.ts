@@ -164,7 +164,7 @@ async function notify(r: EngineRun, s: StepRow, recipients: string[], config: Re
   const subject = typeof config?.subject === 'string' ? config.subject : s.name;
   const message = typeof config?.message === 'string' ? config.message : null;
   await notifyUsers(r.trx, {
-    recipients, subject, message, sender: r.actor,
+    recipients, subject, message, sender: r.actor, events: r.ctx.events,
     collection: r.instance.collection, item: r.version?.item ?? r.instance.item,
   });
 }
@@ -182,6 +182,7 @@ async function sendTemplate(r: EngineRun, s: StepRow, templateId: string, recipi
   const prepared = await prepareTemplateSend(r.trx, r.ctx.config.secret, { templateId, recipients: [...new Set(recipients)], variables });
   await writeTemplateSend(r.trx, prepared, {
     sender: r.actor, scheduledAt: null, metadata: { source: 'workflow', collection: r.instance.collection, item, instance: r.instance.id },
+    events: r.ctx.events,
   });
 }
 
