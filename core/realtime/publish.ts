@@ -10,10 +10,11 @@ import type { ChangeAction, NewChange } from './change.ts';
 import type { ChangeLog } from './log.ts';
 
 /** The action events that are changes subscribers see, and what each is. Item writes of any collection (system
- * collections written through the item services included), and the inbox rows the notification module inserts
- * itself (core/notify/inapp.ts). */
+ * collections written through the item services included), the inbox rows the notification module inserts itself
+ * (core/notify/inapp.ts), and the review tasks of a workflow instance (core/realtime/feeds.ts). */
 const SOURCES: [event: string, action: ChangeAction][] = [
   ['items.create', 'create'], ['items.update', 'update'], ['items.delete', 'delete'], ['notifications.create', 'create'],
+  ['workflow.tasks', 'update'],
 ];
 
 function toChange(e: ActionEvent, action: ChangeAction): NewChange | null {

@@ -50,7 +50,18 @@ export async function openRun(ctx: ServiceContext, trx: Transaction<any>, instan
   const steps = await run<StepRow>(trx, 'select * from svc_workflow_steps where workflow_id = $1 order by sort_order, key', [instance.workflow_id]);
   const transitions = await run<TransitionRow>(trx, `select t.* from svc_workflow_transitions t join svc_workflow_steps s on s.id = t.to_step_id
     where t.workflow_id = $1 order by s.sort_order, s.key, t.id`, [instance.workflow_id]);
+  announceTasks(ctx, trx, instance.id);
   return { trx, ctx: { ...ctx, db: trx }, instance, version: await loadVersion(trx, instance.version_id), steps, transitions, actor };
+}
+
+/** The action event `workflow.tasks`: the tasks of these instances may have changed (a run of the engine, a
+ * cancellation), after commit. Hooks may listen; realtime subscribers of the task feed are sent their tasks of the
+ * instance again (core/realtime/feeds.ts). */
+export const TASKS_EVENT = 'workflow.tasks';
+export const TASKS_FEED = 'svc_workflow_tasks';
+
+export function announceTasks(ctx: ServiceContext, trx: Transaction<any>, instance: string): void {
+  ctx.events?.emitAction(trx, TASKS_EVENT, { collection: TASKS_FEED, keys: [instance] }, ctx.accountability);
 }
 
 export function subjectOf(r: EngineRun): Promise<Subject> {
