@@ -9,7 +9,7 @@
  * id of the last change it was given (its cursor) and skips anything at or before it. A new subscription buffers
  * what arrives while its first answer (the `init` rows, or the changes it missed since its `since` id) is read, and
  * then flushes the buffer past its cursor. */
-import type { Accountability } from '../access/accountability.ts';
+import { systemAccountability, type Accountability } from '../access/accountability.ts';
 import { loadPermissions, requirePermission } from '../access/permissions.ts';
 import type { ServiceContext } from '../context.ts';
 import { ForbiddenError, InvalidPayloadError, InvalidQueryError, UnprocessableContentError } from '../errors.ts';
@@ -429,7 +429,10 @@ export class RealtimeHub {
         out.push({ id: c.id, event: c.action, data: visible.flatMap((k) => rows.get(String(k))!) });
       }
       if (c.action === 'update') {
-        const hidden = c.keys.filter((k) => !rows.has(String(k)) && group.mayHaveSent(k));
+        const unseen = c.keys.filter((k) => !rows.has(String(k)) && group.mayHaveSent(k));
+        // A row this group was sent and can no longer read left its filter, unless it is gone altogether: then a
+        // later change deletes it, and that delete is what the subscriber gets.
+        const hidden = unseen.length ? await this.#existing(group, unseen) : [];
         if (hidden.length) {
           for (const k of hidden) group.seen.delete(String(k));
           out.push({ id: c.id, event: 'delete', data: hidden });
@@ -437,6 +440,17 @@ export class RealtimeHub {
       }
     }
     return out;
+  }
+
+  /** Which of these keys still have a row (read without the group's permissions: only to tell a row that left the
+   * group's reach from one that was deleted; nothing of it is sent). */
+  async #existing(group: Group, keys: Key[]): Promise<Key[]> {
+    const feed = feedOf(group.collection);
+    if (feed) return keys;
+    const ctx = await this.#ctx(systemAccountability(), group.collection);
+    const text = await readItems(ctx, group.collection, { fields: [group.pk], filter: { [group.pk]: { _in: keys } }, limit: keys.length });
+    const found = new Set((JSON.parse(text) as { data: Record<string, unknown>[] }).data.map((row) => String(row[group.pk])));
+    return keys.filter((k) => found.has(String(k)));
   }
 
   async #fanOut(group: Group, changes: Change[]): Promise<void> {
