@@ -52,6 +52,8 @@ const QUERY_KEYS = new Set(['fields', 'filter', 'sort', 'limit', 'offset', 'page
 const SEEN_MAX = 50_000;
 /** Event ids remembered to drop a change appended twice (the writer's tap and the relay's backstop). */
 const DEDUP_MAX = 20_000;
+/** The most changes fanned out together (one read per group for all of them). */
+const MAX_BATCH = 500;
 
 /** `data` of a delete holds the keys the group may have been sent; `all` every deleted key (for a subscription
  * that resumed, whose earlier rows the group cannot know). */
@@ -126,6 +128,8 @@ export class RealtimeHub {
   readonly #clients = new Map<RealtimeClient, Map<string, Subscription>>();
   readonly #seenEvents = new Set<string>();
   #chain: Promise<void> = Promise.resolve();
+  /** Changes read from the log, not yet fanned out. */
+  readonly #queued: Change[] = [];
   #anonymous = 0;
   /** Fan-out work in progress (tests and the bench wait for it). */
   dispatched = 0;
@@ -135,10 +139,26 @@ export class RealtimeHub {
   /** Starts reading the log. */
   start(): void {
     this.log.listen((changes) => {
-      this.#chain = this.#chain.then(() => this.#dispatch(changes)).catch((err: unknown) => {
-        console.error('realtime: fan-out failed:', err);
-      });
+      const idle = this.#queued.length === 0;
+      for (const c of changes) this.#queued.push(c);
+      // Changes that arrive while a batch is being read wait and go out together in the next one: under load a
+      // group reads once for many changes, not once per change.
+      if (idle) {
+        this.#chain = this.#chain.then(() => {
+          const batch = this.#queued.splice(0, MAX_BATCH);
+          const more = this.#queued.length > 0;
+          const done = this.#dispatch(batch);
+          return more ? done.then(() => this.#drainQueued()) : done;
+        }).catch((err: unknown) => {
+          console.error('realtime: fan-out failed:', err);
+        });
+      }
     });
+  }
+
+  /** The changes queued beyond one batch, in batches. */
+  async #drainQueued(): Promise<void> {
+    while (this.#queued.length) await this.#dispatch(this.#queued.splice(0, MAX_BATCH));
   }
 
   /** Resolves once every batch handed over so far has been fanned out. */
