@@ -63,14 +63,14 @@ export class SocketConnection implements RealtimeClient, Connection {
     return this.#held;
   }
 
-  send(message: Message): void {
+  send(message: Message, text?: string): void {
     if (this.#closed || this.ws.readyState !== this.ws.OPEN) return;
     if (this.ws.bufferedAmount > this.services.config.realtime.maxBufferBytes) {
       // A client that stopped reading: dropping it keeps its backlog from growing and others from waiting.
       this.close(CLOSE_SLOW, 'Too far behind: reconnect and resume');
       return;
     }
-    this.ws.send(JSON.stringify(message));
+    this.ws.send(text ?? JSON.stringify(message));
   }
 
   close(code: number, reason: string): void {

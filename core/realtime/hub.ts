@@ -28,8 +28,9 @@ export type Key = string | number;
 export interface RealtimeClient {
   /** Who is asking now; null while the connection holds no valid credential (nothing is delivered then). */
   readonly accountability: Accountability | null;
-  /** Queues a message; the transport drops a connection that does not keep up. */
-  send(message: Record<string, unknown>): void;
+  /** Queues a message; the transport drops a connection that does not keep up. `text`, when given, is `message`
+   * already serialised (a fan-out serialises a message's rows once for all the subscribers it goes to). */
+  send(message: Record<string, unknown>, text?: string): void;
 }
 
 export interface SubscribeRequest {
@@ -57,7 +58,40 @@ const MAX_BATCH = 500;
 
 /** `data` of a delete holds the keys the group may have been sent; `all` every deleted key (for a subscription
  * that resumed, whose earlier rows the group cannot know). */
-interface Message { id: string; event: ChangeAction; data: unknown[]; all?: unknown[] }
+interface Message {
+  id: string;
+  event: ChangeAction;
+  data: unknown[];
+  all?: unknown[];
+  /** A message that stands for several consecutive changes of the same kind: the id of the first of them, and
+   * the messages it merged (sent one by one to a subscriber whose cursor lies inside the run). */
+  first?: string;
+  parts?: Message[];
+  /** `data` / `all` serialised, once. */
+  json?: string;
+  allJson?: string;
+}
+
+/** Consecutive messages of the same kind become one (its rows or keys together, the last id): under load a
+ * subscriber gets a message per run of creates, updates or deletes in a batch rather than one per change, in the
+ * same order. A Directus client reads `data` as an array either way. */
+function merge(messages: Message[]): Message[] {
+  const out: Message[] = [];
+  for (const m of messages) {
+    const last = out[out.length - 1];
+    if (last && last.event === m.event) {
+      const parts = last.parts ?? [{ ...last }];
+      parts.push(m);
+      out[out.length - 1] = {
+        id: m.id, event: m.event, data: [...last.data, ...m.data], first: last.first ?? last.id, parts,
+        ...(last.all || m.all ? { all: [...(last.all ?? last.data), ...(m.all ?? m.data)] } : {}),
+      };
+    } else {
+      out.push(m);
+    }
+  }
+  return out;
+}
 
 class Group {
   readonly members = new Set<Subscription>();
@@ -102,11 +136,19 @@ export class Subscription {
     if (this.event && this.event !== m.event) return;
     if (this.pending) { this.pending.push(m); return; }
     if (compareIds(m.id, this.cursor) <= 0) return;
-    const data = this.resumed && m.all ? m.all : m.data;
+    if (m.parts && m.first && compareIds(m.first, this.cursor) <= 0) {
+      // Part of the run was given already (a subscription that began inside it): the rest, one by one.
+      for (const part of m.parts) this.deliver(part);
+      return;
+    }
+    const everything = this.resumed && m.all !== undefined;
+    const data = everything ? m.all! : m.data;
     // A delete of rows this subscriber was never sent is not its business (nor are their keys).
     if (data.length === 0) return;
     this.cursor = m.id;
-    this.client.send({ type: 'subscription', event: m.event, data, uid: this.uid, id: m.id });
+    const json = everything ? (m.allJson ??= JSON.stringify(data)) : (m.json ??= JSON.stringify(data));
+    const text = `{"type":"subscription","event":"${m.event}","data":${json}${this.uid === undefined ? '' : `,"uid":${JSON.stringify(this.uid)}`},"id":"${m.id}"}`;
+    this.client.send({ type: 'subscription', event: m.event, data, uid: this.uid, id: m.id }, text);
   }
 
   /** Ends the buffering: what arrived meanwhile goes out past the cursor. */
@@ -483,7 +525,7 @@ export class RealtimeHub {
   }
 
   async #fanOut(group: Group, changes: Change[]): Promise<void> {
-    const messages = await this.#messages(group, changes);
+    const messages = merge(await this.#messages(group, changes));
     for (const sub of [...group.members]) {
       if (!sub.client.accountability) continue;
       for (const m of messages) sub.deliver(m);
