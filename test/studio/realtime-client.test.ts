@@ -1,7 +1,9 @@
-/** The Studio's realtime client (studio/src/api/realtime.ts) against a scripted socket: the handshake, subscriptions
- * multiplexed by uid, ping/pong, reconnect with backoff and resume (`since` = the last event id seen), resync,
- * re-authentication after TOKEN_EXPIRED (refresh, then a new upgrade carrying the refreshed cookie), a subscription
- * refused, a server without the endpoint (unavailable, tried again only rarely), and closing when nothing is wanted.
+/** The Studio's realtime client (studio/src/api/realtime.ts) against a scripted socket: authenticated by the session
+ * cookie on the upgrade (no auth message), subscriptions multiplexed by uid, ping/pong, reconnect with backoff and
+ * resume (`since` = the last event id seen), resync, re-authentication after TOKEN_EXPIRED or AUTH_FAILED (refresh,
+ * then a new upgrade carrying the refreshed cookie; no endless loop when the server keeps refusing), a refused
+ * upgrade after the socket had worked (refresh first), a subscription refused, a server without the endpoint
+ * (unavailable, tried again only rarely), and closing when nothing is wanted.
  * The browser journey (realtime.test.ts) runs it against the real server. */
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 
@@ -68,7 +70,7 @@ describe('studio realtime client', () => {
     expect(mod.socketUrl({ protocol: 'https:', host: 'cms.example.com' })).toBe('wss://cms.example.com/websocket');
   });
 
-  it('authenticates first, multiplexes subscriptions by uid, answers ping and unsubscribes', () => {
+  it('subscribes as soon as the socket opens (the cookie authenticated the upgrade), multiplexes by uid, answers ping and unsubscribes', () => {
     const { client, sockets, last } = setup();
     const a: Message[] = [];
     const b: Message[] = [];
@@ -76,10 +78,10 @@ describe('studio realtime client', () => {
     client.subscribe({ collection: 'svc_notifications' }, (m) => b.push(m));
     expect(sockets).toHaveLength(1);
     expect(client.getStatus()).toBe('connecting');
+    expect(last().sent).toEqual([]);
     last().open();
-    // Nothing but the handshake until the server accepts it.
-    expect(last().sent).toEqual([{ type: 'auth', access_token: '' }]);
-    last().receive({ type: 'auth', status: 'ok' });
+    // No auth message: the script holds no token, the session cookie went with the upgrade request.
+    expect(last().ofType('auth')).toEqual([]);
     expect(client.getStatus()).toBe('live');
     const subs = last().ofType('subscribe');
     expect(subs.map((s) => s.collection)).toEqual(['posts', 'svc_notifications']);
@@ -108,7 +110,6 @@ describe('studio realtime client', () => {
     const seen: Message[] = [];
     client.subscribe({ collection: 'posts' }, (m) => seen.push(m));
     last().open();
-    last().receive({ type: 'auth', status: 'ok' });
     const uid = last().ofType('subscribe')[0].uid;
     last().receive({ type: 'subscription', event: 'init', data: [], uid });
     last().receive({ type: 'subscription', event: 'update', data: [{ id: 1 }], uid, id: '10-0' });
@@ -123,7 +124,6 @@ describe('studio realtime client', () => {
     vi.advanceTimersByTime(700);
     expect(sockets).toHaveLength(2);
     last().open();
-    last().receive({ type: 'auth', status: 'ok' });
     expect(last().ofType('subscribe')).toEqual([{ type: 'subscribe', uid, collection: 'posts', since: '10-1' }]);
     // Replayed events continue the same listener.
     last().receive({ type: 'subscription', event: 'create', data: [{ id: 4 }], uid, id: '11-0' });
@@ -152,7 +152,6 @@ describe('studio realtime client', () => {
     const seen: Message[] = [];
     client.subscribe({ collection: 'posts' }, (m) => seen.push(m));
     last().open();
-    last().receive({ type: 'auth', status: 'ok' });
     const uid = last().ofType('subscribe')[0].uid;
     last().receive({ type: 'subscription', event: 'update', data: [{ id: 1 }], uid, id: '3-0' });
     last().receive({ type: 'subscription', event: 'resync', uid });
@@ -161,7 +160,6 @@ describe('studio realtime client', () => {
     last().close(1006);
     vi.advanceTimersByTime(1_000);
     last().open();
-    last().receive({ type: 'auth', status: 'ok' });
     expect(last().ofType('subscribe')[0]).not.toHaveProperty('since');
     client.reset();
   });
@@ -173,7 +171,6 @@ describe('studio realtime client', () => {
     const { client, sockets, last } = setup(async () => { refreshes++; return refreshOk; });
     client.subscribe({ collection: 'posts' }, () => {});
     last().open();
-    last().receive({ type: 'auth', status: 'ok' });
     const uid = last().ofType('subscribe')[0].uid;
     last().receive({ type: 'subscription', event: 'create', data: [{ id: 1 }], uid, id: '7-0' });
     last().receive({ type: 'auth', status: 'error', error: { code: 'TOKEN_EXPIRED', message: 'Token expired.' } });
@@ -183,17 +180,66 @@ describe('studio realtime client', () => {
     await vi.advanceTimersByTimeAsync(1_000);
     expect(sockets).toHaveLength(2);
     last().open();
-    last().receive({ type: 'auth', status: 'ok' });
     expect(last().ofType('subscribe')[0].since).toBe('7-0');
+
+    // A message on the new socket resets the recovery count.
+    last().receive({ type: 'subscription', event: 'update', data: [{ id: 1 }], uid, id: '8-0' });
+    // Every subscription of a socket may report the failure: one refresh for them all.
+    client.subscribe({ collection: 'pages' }, () => {});
+    const uids = last().ofType('subscribe').map((m) => m.uid);
+    last().receive({ type: 'auth', status: 'error', error: { code: 'AUTH_FAILED', message: 'Authenticate first.' }, uid: uids[0] });
+    last().receive({ type: 'auth', status: 'error', error: { code: 'AUTH_FAILED', message: 'Authenticate first.' }, uid: uids[1] });
+    await vi.advanceTimersByTimeAsync(0);
+    expect(refreshes).toBe(2);
+    expect(client.getStatus()).not.toBe('unavailable');
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(sockets).toHaveLength(3);
+    last().open();
 
     // The session is gone: no loop of refreshes, realtime stops for this tab (REST signs the user out).
     refreshOk = false;
     last().receive({ type: 'auth', status: 'error', error: { code: 'TOKEN_EXPIRED', message: 'Token expired.' } });
     await vi.advanceTimersByTimeAsync(0);
-    expect(refreshes).toBe(2);
+    expect(refreshes).toBe(3);
     expect(client.getStatus()).toBe('unavailable');
     await vi.advanceTimersByTimeAsync(60_000);
-    expect(sockets).toHaveLength(2);
+    expect(sockets).toHaveLength(3);
+    client.reset();
+  });
+
+  it('stops after two recoveries when the server keeps refusing the refreshed session', async () => {
+    vi.useFakeTimers();
+    let refreshes = 0;
+    const { client, sockets, last } = setup(async () => { refreshes++; return true; });
+    client.subscribe({ collection: 'posts' }, () => {});
+    for (let i = 0; i < 3; i++) {
+      last().open();
+      const uid = last().ofType('subscribe')[0].uid;
+      last().receive({ type: 'auth', status: 'error', error: { code: 'AUTH_FAILED', message: 'Authenticate first.' }, uid });
+      await vi.advanceTimersByTimeAsync(5_000);
+    }
+    expect(refreshes).toBe(2);
+    expect(sockets).toHaveLength(3);
+    expect(client.getStatus()).toBe('unavailable');
+    client.reset();
+  });
+
+  it('refreshes the session before trying again when an upgrade is refused after the socket had worked', async () => {
+    vi.useFakeTimers();
+    let refreshes = 0;
+    const { client, sockets, last } = setup(async () => { refreshes++; return true; });
+    client.subscribe({ collection: 'posts' }, () => {});
+    last().open();
+    last().close(1006);
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(refreshes).toBe(0);
+    // The upgrade is refused (401: the cookie ran out): refresh, then the next attempt.
+    last().fail();
+    await vi.advanceTimersByTimeAsync(2_000);
+    expect(refreshes).toBe(1);
+    expect(sockets).toHaveLength(3);
+    last().open();
+    expect(client.getStatus()).toBe('live');
     client.reset();
   });
 
@@ -204,7 +250,6 @@ describe('studio realtime client', () => {
     client.subscribe({ collection: 'svc_workflow_instance_steps' }, (m) => refused.push(m));
     client.subscribe({ collection: 'posts' }, (m) => other.push(m));
     last().open();
-    last().receive({ type: 'auth', status: 'ok' });
     const [first, second] = last().ofType('subscribe');
     last().receive({ type: 'subscribe', status: 'error', error: { code: 'FORBIDDEN', message: 'No.' }, uid: first.uid });
     last().receive({ type: 'subscription', event: 'init', data: [], uid: second.uid });
@@ -240,7 +285,6 @@ describe('studio realtime client', () => {
     const { client, sockets, last } = setup();
     const stop = client.subscribe({ collection: 'posts' }, () => {});
     last().open();
-    last().receive({ type: 'auth', status: 'ok' });
     stop();
     expect(sockets[0].closed?.code).toBe(1000);
     expect(client.getStatus()).toBe('idle');

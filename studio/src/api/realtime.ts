@@ -3,9 +3,13 @@
  * ./live.ts, so it is not part of the first load.
  *
  * - Authentication as the REST calls do (./client.ts): the httpOnly session cookie, which the browser sends with the
- *   upgrade request; the handshake's `auth` message then names no credential of its own (the script never holds a
- *   token). `TOKEN_EXPIRED` refreshes the session (POST /auth/refresh, the same single refresh REST uses) and
- *   authenticates again.
+ *   upgrade request, and which the server accepts there in every auth mode: the socket is authenticated when it
+ *   opens, with no `auth` message (the script never holds a token to put in one). When the server says the
+ *   credential ran out (`TOKEN_EXPIRED`, or `AUTH_FAILED`: say the session cookie was missing), the session is
+ *   refreshed (POST /auth/refresh, the same single refresh REST uses) and the socket opened again, as the
+ *   refreshed cookie only travels with a new upgrade request; subscriptions resume from their last event. A socket
+ *   that had been up and then fails to open is also preceded by a refresh (an upgrade with an expired cookie is
+ *   refused with 401 before any message).
  * - Subscriptions are multiplexed by `uid`. Every create/update/delete carries an event id; after a reconnect each
  *   subscription is sent again with `since` = the last id it saw, so the server replays what was missed. A
  *   `resync` (the gap is older than the server keeps) tells the subscriber to reload.
@@ -65,8 +69,6 @@ const BACKOFF_MAX_MS = 30_000;
 const UNAVAILABLE_RETRY_MS = 5 * 60_000;
 /** Consecutive failures to open a socket before the endpoint counts as missing. */
 const FAILURES_BEFORE_UNAVAILABLE = 2;
-/** No answer to the handshake in this time: give up on this socket. */
-const AUTH_WAIT_MS = 15_000;
 
 export interface SocketLike {
   readonly readyState: number;
@@ -98,9 +100,10 @@ export class RealtimeClient {
   private failures = 0;
   private attempt = 0;
   private retryTimer: ReturnType<typeof setTimeout> | undefined;
-  private authTimer: ReturnType<typeof setTimeout> | undefined;
   private nextUid = 1;
-  private refreshedForThisSocket = false;
+  /** The socket whose credential is being recovered, and recoveries since a subscription last answered. */
+  private recovering: SocketLike | null = null;
+  private authRecoveries = 0;
   private readonly url: string;
   private readonly createSocket: (url: string) => SocketLike;
   private readonly refresh: () => Promise<boolean>;
@@ -165,13 +168,15 @@ export class RealtimeClient {
     }
     this.socket = socket;
     this.authenticated = false;
-    this.refreshedForThisSocket = false;
     let opened = false;
     socket.onopen = () => {
       opened = true;
       this.everOpened = true;
-      this.authenticate();
-      this.authTimer = setTimeout(() => { if (!this.authenticated) socket.close(4000, 'no answer to auth'); }, AUTH_WAIT_MS);
+      // The session cookie authenticated the upgrade: subscribe at once.
+      this.authenticated = true;
+      this.failures = 0;
+      this.setStatus('live');
+      for (const sub of this.subs.values()) this.sendSubscribe(sub);
     };
     socket.onmessage = (ev: MessageEvent) => {
       if (typeof ev.data !== 'string') return;
@@ -189,7 +194,6 @@ export class RealtimeClient {
       if (this.socket !== socket) return;
       this.socket = null;
       this.authenticated = false;
-      clearTimeout(this.authTimer);
       for (const sub of this.subs.values()) sub.active = false;
       this.failed(opened);
     };
@@ -211,12 +215,22 @@ export class RealtimeClient {
     else this.setStatus('connecting');
     const backoff = Math.min(BACKOFF_MAX_MS, BACKOFF_START_MS * 2 ** this.attempt++);
     const delay = missing ? UNAVAILABLE_RETRY_MS : backoff / 2 + Math.random() * (backoff / 2);
-    this.retryTimer = setTimeout(() => this.connect(), delay);
+    // Refused after having worked: most likely the session cookie ran out; refresh it (once) before trying again.
+    const refreshFirst = !opened && this.everOpened && this.failures === 1;
+    this.retryTimer = setTimeout(() => {
+      if (!refreshFirst) {
+        this.connect();
+        return;
+      }
+      void this.refresh().then(() => {
+        if (this.retryTimer === undefined && !this.socket) this.connect();
+      });
+      this.retryTimer = undefined;
+    }, delay);
   }
 
   private shutdown(): void {
     clearTimeout(this.retryTimer);
-    clearTimeout(this.authTimer);
     this.retryTimer = undefined;
     const socket = this.socket;
     this.socket = null;
@@ -235,11 +249,6 @@ export class RealtimeClient {
     if (this.socket && this.socket.readyState === 1) this.socket.send(JSON.stringify(message));
   }
 
-  /** The handshake: the session cookie came with the upgrade request, so the auth message carries no credential. */
-  private authenticate(): void {
-    this.send({ type: 'auth', access_token: '' });
-  }
-
   private sendSubscribe(sub: Subscription): void {
     const { collection, query, event, item } = sub.spec;
     this.send({
@@ -255,17 +264,8 @@ export class RealtimeClient {
         this.send({ type: 'pong' });
         return;
       case 'auth':
-        if (message.status === 'ok') {
-          const first = !this.authenticated;
-          this.authenticated = true;
-          clearTimeout(this.authTimer);
-          this.attempt = 0;
-          this.failures = 0;
-          this.setStatus('live');
-          // A re-authentication on a live socket keeps its subscriptions; a fresh one sends them all.
-          if (first) for (const sub of this.subs.values()) if (!sub.active) this.sendSubscribe(sub);
-        } else if (message.status === 'error') {
-          void this.authFailed(message.error?.code ?? 'AUTH_FAILED');
+        if (message.status === 'error') {
+          void this.authFailed();
         }
         return;
       case 'subscription':
@@ -287,6 +287,9 @@ export class RealtimeClient {
     const sub = message.uid ? this.subs.get(message.uid) : undefined;
     if (!sub) return;
     sub.active = true;
+    // A subscription answering is what shows the connection works: the backoff starts over.
+    this.authRecoveries = 0;
+    this.attempt = 0;
     const data = Array.isArray(message.data) ? (message.data as unknown[]) : [];
     switch (message.event) {
       case 'init':
@@ -308,21 +311,21 @@ export class RealtimeClient {
     }
   }
 
-  /** The session's token ran out (or was refused): refresh the session once, then authenticate again on the same
-   * socket; a session that cannot be refreshed ends realtime for this tab (the REST layer signs the user out). */
-  private async authFailed(code: string): Promise<void> {
+  /** The server no longer (or never) took this socket's credential: refresh the session, then open a new socket, as
+   * the refreshed cookie only travels with a new upgrade request (subscriptions resume from their last event). One
+   * recovery per socket (every subscription of it may report the same failure), and no more than two in a row
+   * without a subscription answering in between: a session that cannot be refreshed, or a credential the server
+   * keeps refusing, ends realtime for this tab (the REST layer signs the user out where that is the reason). */
+  private async authFailed(): Promise<void> {
     const socket = this.socket;
     this.authenticated = false;
-    if (!socket) return;
-    if ((code === 'TOKEN_EXPIRED' || code === 'AUTH_FAILED') && !this.refreshedForThisSocket) {
-      this.refreshedForThisSocket = true;
-      const ok = await this.refresh();
-      if (this.socket !== socket) return;
-      if (ok) {
-        // The refreshed cookie only travels with a new upgrade request: reconnect (subscriptions resume with since).
-        socket.close(1000, 'reauthenticate');
-        return;
-      }
+    if (!socket || this.recovering === socket) return;
+    this.recovering = socket;
+    const ok = this.authRecoveries++ < 2 && (await this.refresh());
+    if (this.socket !== socket) return;
+    if (ok) {
+      socket.close(1000, 'reauthenticate');
+      return;
     }
     this.socket = null;
     socket.onclose = null;
