@@ -1,16 +1,19 @@
 /** The number of review tasks waiting for the signed-in user (GET /workflow-tasks/count), shown as a badge on the
  * Review module and its Tasks section; read again after every decision (invalidate ['tasks']).
  *
- * The count is not an item collection, so it follows the collection under it live: the steps of workflow
- * instances (svc_workflow_instance_steps; a task is an active step), through a realtime subscription. Any change
- * there reads the count again (tasks of others change it too: a step taken by another reviewer, a delegation).
- * While realtime is not there (not yet connected, switched off, a deployment without it, or the subscription is
- * refused because the user may not read that collection) the count is read every minute, as before realtime. */
+ * The count is not an item collection, and the workflow tables under it are not offered to realtime subscribers;
+ * tasks come from versions, though: a workflow starts when a draft is submitted (versions.submit: the version turns
+ * `pending` and the instance's first steps become tasks in the same transaction), and promoting or rejecting the
+ * draft ends them. So the count follows svc_versions live (a realtime subscription; any change to a version reads
+ * the count again). While realtime is not there (not yet connected, switched off, a deployment without it, or the
+ * subscription refused because the user may not read versions) the count is read every minute, as before
+ * realtime; it is also read every five minutes while live, for what versions do not show (a delegation, a
+ * timeout's escalation). */
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { request } from '../api/client.ts';
 import { useLive } from '../api/live.ts';
 
-const LIVE_SPEC = { collection: 'svc_workflow_instance_steps', query: { fields: ['id', 'status'] } };
+const LIVE_SPEC = { collection: 'svc_versions', query: { fields: ['id', 'status'] } };
 const POLL_MS = 60_000;
 /** Read the count this often while live too: a safety net, not the way news arrives. */
 const LIVE_POLL_MS = 5 * 60_000;
