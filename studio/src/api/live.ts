@@ -1,9 +1,8 @@
 /** Screens' way to realtime: `useLive` subscribes while mounted and calls back, debounced, when the subscribed rows
- * changed (or the server says events were missed); `live` tells whether the socket is up, so a screen can keep its
- * polling while it is not. The client itself (./realtime.ts) is loaded on the first subscription, not with the
+ * changed (or the server says events were missed). The client itself (./realtime.ts) is loaded on the first subscription, not with the
  * Studio's first load. Without realtime (the endpoint is off or absent) nothing happens here and the screens work
  * as they did before it: no error is shown. */
-import { useEffect, useRef, useState } from 'react';
+import { useEffect, useRef } from 'react';
 import type { RealtimeClient, SubscriptionSpec } from './realtime.ts';
 
 let loading: Promise<RealtimeClient | null> | null = null;
@@ -25,25 +24,24 @@ export function stopLive(): void {
 export interface LiveOptions {
   /** Subscribe only when true (the user is signed in, may read the collection ...). */
   enabled?: boolean;
-  /** Changes closer together than this make one call. */
+  /** Changes closer together than this make one call... */
   debounceMs?: number;
+  /** ...but a steady stream of them (an import) still calls at least this often. */
+  maxWaitMs?: number;
 }
 
-/** What changed since the last call: the keys of deleted rows (as strings), and whether the whole subscription
- * has to be read again (a resync or a fresh init: individual changes were missed). */
+/** What changed since the last call: the keys of deleted rows (as strings; the rest is read again anyway). */
 export interface LiveChange {
   deleted: string[];
-  reload: boolean;
 }
 
 /** Calls `onChange` after rows of the subscription were created, updated or deleted (by anyone, this tab included),
  * and after a resync; not for the first rows the server sends. Re-subscribes when the spec changes (compared as
- * JSON). Answers whether the subscription is live. */
-export function useLive(spec: SubscriptionSpec | null, onChange: (change: LiveChange) => void, opts: LiveOptions = {}): boolean {
-  const { enabled = true, debounceMs = 250 } = opts;
+ * JSON). A subscription the server refuses (no read access, say) just ends: the screen keeps its polling. */
+export function useLive(spec: SubscriptionSpec | null, onChange: (change: LiveChange) => void, opts: LiveOptions = {}): void {
+  const { enabled = true, debounceMs = 250, maxWaitMs = 2_000 } = opts;
   const callback = useRef(onChange);
   callback.current = onChange;
-  const [live, setLive] = useState(false);
   const key = spec && enabled ? JSON.stringify(spec) : null;
 
   useEffect(() => {
@@ -51,50 +49,42 @@ export function useLive(spec: SubscriptionSpec | null, onChange: (change: LiveCh
     const wanted = JSON.parse(key) as SubscriptionSpec;
     let stopped = false;
     let unsubscribe: (() => void) | null = null;
-    let offStatus: (() => void) | null = null;
     let timer: ReturnType<typeof setTimeout> | undefined;
     let initSeen = false;
-    let subscribed = false;
-    let pending: LiveChange = { deleted: [], reload: false };
-    const changed = (deleted: unknown[] = [], reload = false): void => {
-      pending = { deleted: [...pending.deleted, ...deleted.filter((k) => typeof k === 'string' || typeof k === 'number').map(String)], reload: pending.reload || reload };
+    let deleted: string[] = [];
+    let since: number | null = null;
+    const flush = (): void => {
+      const change = { deleted };
+      deleted = [];
+      since = null;
+      if (!stopped) callback.current(change);
+    };
+    const changed = (keys: unknown[] = []): void => {
+      for (const k of keys) if (typeof k === 'string' || typeof k === 'number') deleted.push(String(k));
+      since ??= Date.now();
       clearTimeout(timer);
-      timer = setTimeout(() => {
-        const change = pending;
-        pending = { deleted: [], reload: false };
-        if (!stopped) callback.current(change);
-      }, debounceMs);
+      timer = setTimeout(flush, Math.max(0, Math.min(debounceMs, since + maxWaitMs - Date.now())));
     };
     void client().then((c) => {
       if (!c || stopped) return;
-      const update = (): void => setLive(subscribed && c.getStatus() === 'live');
-      offStatus = c.onStatus(update);
       unsubscribe = c.subscribe(wanted, (message) => {
         if (stopped) return;
         switch (message.event) {
           case 'init':
-            subscribed = true;
-            update();
             // A second init follows a resync (already acted on) or a resubscribe without a resume point: the
             // rows may have changed meanwhile.
-            if (initSeen) changed([], true);
+            if (initSeen) changed();
             initSeen = true;
             return;
           case 'error':
-            subscribed = false;
-            update();
             return;
           case 'resync':
-            changed([], true);
+            changed();
             return;
           case 'delete':
-            subscribed = true;
-            update();
             changed(message.data);
             return;
           default:
-            subscribed = true;
-            update();
             changed();
         }
       });
@@ -102,11 +92,7 @@ export function useLive(spec: SubscriptionSpec | null, onChange: (change: LiveCh
     return () => {
       stopped = true;
       clearTimeout(timer);
-      offStatus?.();
       unsubscribe?.();
-      setLive(false);
     };
   }, [key, debounceMs]);
-
-  return live;
 }

@@ -1,4 +1,4 @@
-/** The Studio's realtime connection (the WebSocket protocol of /websocket, docs: realtime-protocol): one socket per
+/** The Studio's realtime connection (Directus' WebSocket protocol at /websocket; docs/studio.md > Live updates): one socket per
  * tab, opened when the first subscription is wanted and closed when the last one goes. Loaded on demand through
  * ./live.ts, so it is not part of the first load.
  *
@@ -93,7 +93,6 @@ export function socketUrl(loc: Pick<Location, 'protocol' | 'host'> = location): 
 export class RealtimeClient {
   private socket: SocketLike | null = null;
   private readonly subs = new Map<string, Subscription>();
-  private readonly statusListeners = new Set<(status: Status) => void>();
   private status: Status = 'idle';
   private authenticated = false;
   private everOpened = false;
@@ -118,11 +117,6 @@ export class RealtimeClient {
     return this.status;
   }
 
-  onStatus(listener: (status: Status) => void): () => void {
-    this.statusListeners.add(listener);
-    return () => { this.statusListeners.delete(listener); };
-  }
-
   /** Starts a subscription (connecting if need be); the returned function ends it. */
   subscribe(spec: SubscriptionSpec, listener: Listener): () => void {
     const uid = `studio-${this.nextUid++}`;
@@ -144,9 +138,7 @@ export class RealtimeClient {
   }
 
   private setStatus(status: Status): void {
-    if (this.status === status) return;
     this.status = status;
-    for (const listener of [...this.statusListeners]) listener(status);
   }
 
   private ensureConnection(): void {

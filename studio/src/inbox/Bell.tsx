@@ -1,9 +1,10 @@
 /** The in-app notification bell in the module bar, for every signed-in user: the number of their notifications in
  * the inbox (svc_notifications, a count-only request, read again whenever the panel opens), and the panel listing
- * them (./BellPanel.tsx, loaded when first wanted: this file is part of the first load). The count follows the
- * user's notifications live (a realtime subscription to svc_notifications for this recipient: any change reads the
- * count again); while realtime is not there (not yet connected, switched off, a deployment without it) the count is
- * read every minute, as it was before realtime. */
+ * them (./BellPanel.tsx, loaded when first wanted: this file is part of the first load). The count (and the open
+ * panel) follows the user's notifications live: a realtime subscription to svc_notifications for this recipient,
+ * any change reads them again. The count is still read every minute, as before realtime: that is all there is where
+ * realtime is not (switched off, a deployment without it), and it catches notifications written without an item
+ * event (the notification module's in-app channel writes its rows directly). */
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useRef, useState } from 'react';
 import { request } from '../api/client.ts';
@@ -15,8 +16,6 @@ export const OWN = { recipient: { _eq: '$CURRENT_USER' } };
 
 /** The subscription behind the live count: every change to the user's own notifications. */
 const LIVE_SPEC = { collection: 'svc_notifications', query: { fields: ['id', 'status'], filter: OWN } };
-/** Read the count this often while realtime is live too: a safety net, not the way news arrives. */
-const LIVE_POLL_MS = 5 * 60_000;
 
 const BellPanel = preloadable<{ onClose(): void; unread: number }>(() => import('./BellPanel.tsx'), null);
 
@@ -24,10 +23,10 @@ export function Bell() {
   const [open, setOpen] = useState(false);
   const button = useRef<HTMLButtonElement>(null);
   const qc = useQueryClient();
-  const live = useLive(LIVE_SPEC, () => void qc.invalidateQueries({ queryKey: ['notifications'] }));
+  useLive(LIVE_SPEC, () => void qc.invalidateQueries({ queryKey: ['notifications'] }));
   const count = useQuery({
     queryKey: ['notifications', 'count'],
-    refetchInterval: live ? LIVE_POLL_MS : 60_000,
+    refetchInterval: 60_000,
     queryFn: ({ signal }) => request<{ count: number | string }[]>('GET', '/notifications', {
       query: { aggregate: { count: '*' }, filter: { _and: [OWN, { status: { _eq: 'inbox' } }] } }, signal,
     }).then((rows) => Number(rows[0]?.count ?? 0)),

@@ -5,26 +5,24 @@
  * tasks come from versions, though: a workflow starts when a draft is submitted (versions.submit: the version turns
  * `pending` and the instance's first steps become tasks in the same transaction), and promoting or rejecting the
  * draft ends them. So the count follows svc_versions live (a realtime subscription; any change to a version reads
- * the count again). While realtime is not there (not yet connected, switched off, a deployment without it, or the
- * subscription refused because the user may not read versions) the count is read every minute, as before
- * realtime; it is also read every five minutes while live, for what versions do not show (a delegation, a
- * timeout's escalation). */
+ * the count again). The count is still read every minute, as before realtime: that is all there is where realtime
+ * is not (switched off, a deployment without it) or where the subscription is refused (a reviewer without read
+ * access to svc_versions: the realtime hub asks for the collection's read permission, which the versions module's
+ * own rules do not grant), and it catches what versions do not show (a delegation, a timeout's escalation). */
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { request } from '../api/client.ts';
 import { useLive } from '../api/live.ts';
 
 const LIVE_SPEC = { collection: 'svc_versions', query: { fields: ['id', 'status'] } };
 const POLL_MS = 60_000;
-/** Read the count this often while live too: a safety net, not the way news arrives. */
-const LIVE_POLL_MS = 5 * 60_000;
 
 export function useTaskCount(enabled: boolean) {
   const qc = useQueryClient();
-  const live = useLive(LIVE_SPEC, () => void qc.invalidateQueries({ queryKey: ['tasks'] }), { enabled });
+  useLive(LIVE_SPEC, () => void qc.invalidateQueries({ queryKey: ['tasks'] }), { enabled });
   return useQuery({
     queryKey: ['tasks', 'count'],
     enabled,
-    refetchInterval: live ? LIVE_POLL_MS : POLL_MS,
+    refetchInterval: POLL_MS,
     queryFn: ({ signal }) => request<{ count: number }>('GET', '/workflow-tasks/count', { signal }).then((d) => d.count),
   });
 }
