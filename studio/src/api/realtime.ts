@@ -49,8 +49,6 @@ interface Subscription {
   listener: Listener;
   /** The last event id delivered (sent as `since` on a resubscribe). */
   since: string | null;
-  /** The server has confirmed the subscription (init or an event) on the current socket. */
-  active: boolean;
 }
 
 type Incoming = {
@@ -120,7 +118,7 @@ export class RealtimeClient {
   /** Starts a subscription (connecting if need be); the returned function ends it. */
   subscribe(spec: SubscriptionSpec, listener: Listener): () => void {
     const uid = `studio-${this.nextUid++}`;
-    const sub: Subscription = { uid, spec, listener, since: null, active: false };
+    const sub: Subscription = { uid, spec, listener, since: null };
     this.subs.set(uid, sub);
     if (this.authenticated) this.sendSubscribe(sub);
     else this.ensureConnection();
@@ -186,7 +184,6 @@ export class RealtimeClient {
       if (this.socket !== socket) return;
       this.socket = null;
       this.authenticated = false;
-      for (const sub of this.subs.values()) sub.active = false;
       this.failed(opened);
     };
   }
@@ -278,7 +275,6 @@ export class RealtimeClient {
   private deliver(message: Incoming): void {
     const sub = message.uid ? this.subs.get(message.uid) : undefined;
     if (!sub) return;
-    sub.active = true;
     // A subscription answering is what shows the connection works: the backoff starts over.
     this.authRecoveries = 0;
     this.attempt = 0;
@@ -322,7 +318,6 @@ export class RealtimeClient {
     this.socket = null;
     socket.onclose = null;
     socket.close(1000, 'auth failed');
-    for (const sub of this.subs.values()) sub.active = false;
     this.setStatus('unavailable');
     this.retryTimer = setTimeout(() => this.connect(), UNAVAILABLE_RETRY_MS);
   }
