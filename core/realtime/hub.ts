@@ -52,8 +52,12 @@ const QUERY_KEYS = new Set(['fields', 'filter', 'sort', 'limit', 'offset', 'page
 const SEEN_MAX = 50_000;
 /** Event ids remembered to drop a change appended twice (the writer's tap and the relay's backstop). */
 const DEDUP_MAX = 20_000;
+/** The most changes fanned out together (one read per group for all of them). */
+const MAX_BATCH = 500;
 
-interface Message { id: string; event: ChangeAction; data: unknown[] }
+/** `data` of a delete holds the keys the group may have been sent; `all` every deleted key (for a subscription
+ * that resumed, whose earlier rows the group cannot know). */
+interface Message { id: string; event: ChangeAction; data: unknown[]; all?: unknown[] }
 
 class Group {
   readonly members = new Set<Subscription>();
@@ -88,6 +92,8 @@ export class Subscription {
   cursor = '0-0';
   /** Messages that arrived while the first answer was being read. */
   pending: Message[] | null = [];
+  /** Began with `since`: it holds rows from before, which its group was not sent, so it gets every delete. */
+  resumed = false;
 
   constructor(readonly client: RealtimeClient, readonly uid: string | undefined, readonly collection: string,
     readonly query: Query, readonly event: ChangeAction | undefined) {}
@@ -96,8 +102,11 @@ export class Subscription {
     if (this.event && this.event !== m.event) return;
     if (this.pending) { this.pending.push(m); return; }
     if (compareIds(m.id, this.cursor) <= 0) return;
+    const data = this.resumed && m.all ? m.all : m.data;
+    // A delete of rows this subscriber was never sent is not its business (nor are their keys).
+    if (data.length === 0) return;
     this.cursor = m.id;
-    this.client.send({ type: 'subscription', event: m.event, data: m.data, uid: this.uid, id: m.id });
+    this.client.send({ type: 'subscription', event: m.event, data, uid: this.uid, id: m.id });
   }
 
   /** Ends the buffering: what arrived meanwhile goes out past the cursor. */
@@ -119,6 +128,8 @@ export class RealtimeHub {
   readonly #clients = new Map<RealtimeClient, Map<string, Subscription>>();
   readonly #seenEvents = new Set<string>();
   #chain: Promise<void> = Promise.resolve();
+  /** Changes read from the log, not yet fanned out. */
+  readonly #queued: Change[] = [];
   #anonymous = 0;
   /** Fan-out work in progress (tests and the bench wait for it). */
   dispatched = 0;
@@ -128,10 +139,26 @@ export class RealtimeHub {
   /** Starts reading the log. */
   start(): void {
     this.log.listen((changes) => {
-      this.#chain = this.#chain.then(() => this.#dispatch(changes)).catch((err: unknown) => {
-        console.error('realtime: fan-out failed:', err);
-      });
+      const idle = this.#queued.length === 0;
+      for (const c of changes) this.#queued.push(c);
+      // Changes that arrive while a batch is being read wait and go out together in the next one: under load a
+      // group reads once for many changes, not once per change.
+      if (idle) {
+        this.#chain = this.#chain.then(() => {
+          const batch = this.#queued.splice(0, MAX_BATCH);
+          const more = this.#queued.length > 0;
+          const done = this.#dispatch(batch);
+          return more ? done.then(() => this.#drainQueued()) : done;
+        }).catch((err: unknown) => {
+          console.error('realtime: fan-out failed:', err);
+        });
+      }
     });
+  }
+
+  /** The changes queued beyond one batch, in batches. */
+  async #drainQueued(): Promise<void> {
+    while (this.#queued.length) await this.#dispatch(this.#queued.splice(0, MAX_BATCH));
   }
 
   /** Resolves once every batch handed over so far has been fanned out. */
@@ -193,6 +220,7 @@ export class RealtimeHub {
       const missed = since ? await this.log.since(since) : null;
       if (since && missed) {
         sub.cursor = since;
+        sub.resumed = true;
         await this.#replay(sub, missed);
       } else {
         if (since) client.send({ type: 'subscription', event: 'resync', uid });
@@ -419,8 +447,9 @@ export class RealtimeHub {
     const out: Message[] = [];
     for (const c of changes) {
       if (c.action === 'delete') {
+        const known = c.keys.filter((k) => group.mayHaveSent(k));
         for (const k of c.keys) group.seen.delete(String(k));
-        out.push({ id: c.id, event: 'delete', data: c.keys });
+        out.push({ id: c.id, event: 'delete', data: known, all: c.keys });
         continue;
       }
       const visible = c.keys.filter((k) => rows.has(String(k)));

@@ -39,7 +39,7 @@ export function publishChanges(bus: EventBus, log: ChangeLog, queue: Queue): () 
     for (const [name, action] of SOURCES) {
       removals.push(bus.tap(name, (events) => {
         const changes = events.map((e) => toChange(e, action)).filter((c): c is NewChange => c !== null);
-        if (changes.length) void appendAll(log, changes);
+        return changes.length ? appendAll(log, changes) : undefined;
       }));
     }
   }

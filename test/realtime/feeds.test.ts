@@ -2,6 +2,7 @@
  * (svc_notifications, the Studio's bell) and a reviewer's tasks (svc_workflow_tasks, the review badge). */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { activeStep, buildWorkflow, draft, installDocs, instanceOf, role, step, submit, user } from '../workflow/setup.ts';
+import { Barrier } from './barrier.ts';
 import { Client, startRealtimeApp, type RealtimeApp } from './helpers.ts';
 
 let t: RealtimeApp;
@@ -61,8 +62,9 @@ describe('feeds: the review tasks and the inbox', () => {
 
     expect((await t.req('POST', step(instance.id, active.id, 'approve'), {}, { token: 'r2' })).status).toBe(200);
     expect((await r2.next((m) => m.uid === 'tasks' && m.event === 'delete')).data).toEqual([instance.id]);
-    await t.settled();
-    await r1.call({ type: 'ping' }, 'pong');
+    const barrier = await Barrier.create(t);
+    await barrier.pass([r1]);
+    barrier.close();
     // r1 heard of its own task only, and of no notification.
     expect(r1.events('bell')).toEqual([]);
     expect(r1.events('tasks').map((m) => m.event)).toEqual(['update', 'delete']);

@@ -3,6 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createContentModel } from '../helpers/fixtures.ts';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, ADMIN_TOKEN } from '../helpers/template.ts';
+import { Barrier } from './barrier.ts';
 import { Client, startRealtimeApp, type RealtimeApp } from './helpers.ts';
 
 let t: RealtimeApp;
@@ -75,9 +76,10 @@ describe('websocket protocol', () => {
     c.send({ type: 'unsubscribe', uid: 't' });
     await c.call({ type: 'ping' }, 'pong');
     await t.req('POST', '/items/tags', { id: 'after-unsub', label: 'x' });
-    await t.settled();
-    await c.call({ type: 'ping' }, 'pong');
+    const barrier = await Barrier.create(t);
+    await barrier.pass([c]);
     expect(c.events('t')).toEqual([]);
+    barrier.close();
     c.close();
   });
 
