@@ -23,5 +23,6 @@ export default defineConfig({
       },
     },
   },
-  server: { proxy: { '^/(?!admin)': 'http://127.0.0.1:8055' } },
+  // `ws`: /websocket (realtime) is proxied as a WebSocket.
+  server: { proxy: { '^/(?!admin)': { target: 'http://127.0.0.1:8055', ws: true } } },
 });

@@ -5,9 +5,11 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { createRequire } from 'node:module';
+import type { Server } from 'node:http';
 import { serve, type ServerType } from '@hono/node-server';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { expect } from 'vitest';
+import { attachRealtime, type RealtimeServer } from '../../container/realtime/server.ts';
 import { createTestApp, type TestApp, type TestAppOptions } from '../helpers/app.ts';
 import { freePort } from '../helpers/free-port.ts';
 import { ADMIN_EMAIL, ADMIN_PASSWORD } from '../helpers/template.ts';
@@ -28,18 +30,26 @@ export interface StudioServer {
   close(): Promise<void>;
 }
 
-/** The standalone app on a free port, with PUBLIC_URL pointing at it (mail links open this Studio). */
-export async function startStudioServer(opts: TestAppOptions = {}): Promise<StudioServer> {
+/** The standalone app on a free port, with PUBLIC_URL pointing at it (mail links open this Studio). With
+ * `realtime`, /websocket is attached to the HTTP server as the standalone process and the container do
+ * (container/main.ts); without it the server has no WebSocket endpoint, as the functions deployment. */
+export async function startStudioServer(opts: TestAppOptions & { realtime?: boolean } = {}): Promise<StudioServer> {
+  const { realtime, ...appOpts } = opts;
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
-  const t = await createTestApp({ ...opts, env: { PUBLIC_URL: url, ...opts.env } });
+  const t = await createTestApp({ ...appOpts, env: { PUBLIC_URL: url, ...appOpts.env } });
   const server: ServerType = await new Promise((resolve) => {
     const s = serve({ fetch: t.app.fetch, port, hostname: '127.0.0.1' }, () => resolve(s));
   });
+  const sockets: RealtimeServer | null = realtime ? attachRealtime(server as Server, t.services) : null;
   return {
     url,
     t,
     async close() {
+      if (sockets) {
+        await sockets.close();
+        (server as Server).closeAllConnections();
+      }
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await t.close();
     },

@@ -65,6 +65,9 @@ describe('/admin', () => {
     expect(gzipped).toBeLessThanOrEqual(300_000);
     // The admin modules load when opened: neither their chunks nor their words are in the first load.
     expect(first.filter((f) => /^(Review|DataModel|Access|Messaging|Settings)Module-/.test(f))).toEqual([]);
+    // The realtime client loads with the first subscription, not with the page.
+    expect(first.filter((f) => /^realtime-/.test(f))).toEqual([]);
+    expect(readdirSync(dir).some((f) => /^realtime-.*\.js$/.test(f))).toBe(true);
     const code = first.map((f) => readFileSync(join(dir, f), 'utf8')).join('\n');
     for (const phrase of ['Show system collections', 'Failed sign-ins before lockout', 'Scheduled publishing', 'Send logs']) expect(code).not.toContain(phrase);
     for (const name of ['ReviewModule', 'DataModelModule', 'AccessModule', 'MessagingModule', 'SettingsModule']) {

@@ -12,6 +12,7 @@
 import { createContext, useCallback, useContext, useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
 import { useQueryClient, type QueryClient } from '@tanstack/react-query';
 import { onSession, refreshSession, request } from '../api/client.ts';
+import { stopLive } from '../api/live.ts';
 import { ApiError } from '../api/errors.ts';
 
 export interface Me {
@@ -103,6 +104,8 @@ export function SessionProvider({ children, prefetch }: { children: ReactNode; p
   const signedOut = useCallback(() => {
     clearTimeout(timer.current);
     rememberExpiry(null);
+    // The realtime socket spoke for this session: it ends with it.
+    stopLive();
     queryClient.clear();
     setMe(null);
     setStatus('signed-out');

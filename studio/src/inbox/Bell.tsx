@@ -1,13 +1,21 @@
 /** The in-app notification bell in the module bar, for every signed-in user: the number of their notifications in
- * the inbox (svc_notifications, a count-only request, read again every minute and whenever the panel opens), and
- * the panel listing them (./BellPanel.tsx, loaded when first wanted: this file is part of the first load). */
+ * the inbox (svc_notifications, a count-only request, read again whenever the panel opens), and the panel listing
+ * them (./BellPanel.tsx, loaded when first wanted: this file is part of the first load). The count (and the open
+ * panel) follows the user's notifications live: a realtime subscription to svc_notifications for this recipient,
+ * any change reads them again. The count is still read every minute, as before realtime: that is all there is where
+ * realtime is not (switched off, a deployment without it), and it catches notifications written without an item
+ * event (the notification module's in-app channel writes its rows directly). */
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useRef, useState } from 'react';
 import { request } from '../api/client.ts';
+import { useLive } from '../api/live.ts';
 import { preloadable } from '../app/lazy.ts';
 
 /** The signed-in user's own notifications (an admin may read everyone's: the recipient is always named). */
 export const OWN = { recipient: { _eq: '$CURRENT_USER' } };
+
+/** The subscription behind the live count: every change to the user's own notifications. */
+const LIVE_SPEC = { collection: 'svc_notifications', query: { fields: ['id', 'status'], filter: OWN } };
 
 const BellPanel = preloadable<{ onClose(): void; unread: number }>(() => import('./BellPanel.tsx'), null);
 
@@ -15,6 +23,7 @@ export function Bell() {
   const [open, setOpen] = useState(false);
   const button = useRef<HTMLButtonElement>(null);
   const qc = useQueryClient();
+  useLive(LIVE_SPEC, () => void qc.invalidateQueries({ queryKey: ['notifications'] }));
   const count = useQuery({
     queryKey: ['notifications', 'count'],
     refetchInterval: 60_000,

@@ -1,11 +1,17 @@
 /** /content/:collection: the collection's items as a table. Server-side paging, sorting, search and filtering
  * (only the visible columns' fields are requested, so it stays fast on large collections), column choice, bulk
  * select with batch edit and delete, and the view kept per user in svc_presets: the default view is saved as the
- * user works and restored when they come back; bookmarks (?bookmark=<id>) open a named view. */
+ * user works and restored when they come back; bookmarks (?bookmark=<id>) open a named view.
+ *
+ * The list is live: a realtime subscription to the collection (the list's fields, filter and search) reads the
+ * current page again, quietly (no busy state), a moment after items were created, updated or deleted by anyone;
+ * the server's paging stays the authority. Selection, scroll position and what is being typed are kept; deleted
+ * items leave the selection. Without realtime the list is read when the view changes, as before. */
 import { useEffect, useMemo, useRef, useState, type MouseEvent } from 'react';
 import { keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link, useLocation, useSearch } from 'wouter';
 import { request, requestList } from '../../api/client.ts';
+import { useLive, type LiveChange } from '../../api/live.ts';
 import { messageOf } from '../../api/errors.ts';
 import { useSession } from '../../app/session.tsx';
 import { ErrorNotice } from '../../ui/ErrorNotice.tsx';
@@ -169,6 +175,31 @@ function ListView({ schema, collection, presets, presetsError, retryPresets, boo
     queryFn: ({ signal }) => requestList<Record<string, unknown>>(`/items/${name}`, query, signal),
     placeholderData: keepPreviousData,
   });
+
+  // Live: the same rows as the list (fields, filter, search; not the page: any change may move the page's rows).
+  // (useLive compares specs as JSON: a new object per render is the same subscription.)
+  const liveSpec = {
+    collection: name,
+    query: { fields: query.fields, ...(query.filter ? { filter: query.filter } : {}), ...(query.search ? { search: query.search } : {}) },
+  };
+  // The query a live change is reading again: its fetch is not shown as busy.
+  const [quietKey, setQuietKey] = useState<string | null>(null);
+  const queryJson = JSON.stringify(query);
+  useLive(liveSpec, (change: LiveChange) => {
+    if (change.deleted.length > 0) {
+      setSelected((s) => {
+        if (!change.deleted.some((k) => s.has(k))) return s;
+        const next = new Set(s);
+        for (const k of change.deleted) next.delete(k);
+        return next;
+      });
+    }
+    setQuietKey(queryJson);
+    void queryClient.invalidateQueries({ queryKey: ['items', name, 'list'] }).finally(() => {
+      setQuietKey((k) => (k === queryJson ? null : k));
+    });
+  }, { debounceMs: 400 });
+  const busy = items.isFetching && quietKey !== queryJson;
 
   const view: SavedView = { fields, sort, limit, search, filter };
   const autosave = useViewAutosave({
@@ -336,7 +367,7 @@ function ListView({ schema, collection, presets, presetsError, retryPresets, boo
             {(narrowed || sort.length > 0) && <button type="button" className="btn btn-small" onClick={resetView}>Clear search, filter and sort</button>}
           </div>
         ) : null}
-        <div className="table-wrap list-table" aria-busy={items.isFetching}>
+        <div className="table-wrap list-table" aria-busy={busy}>
           <table className="grid">
             <caption className="visually-hidden">{title}{bookmark ? `, bookmark ${bookmark.bookmark}` : ''}</caption>
             <thead>
