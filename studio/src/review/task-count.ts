@@ -1,19 +1,15 @@
 /** The number of review tasks waiting for the signed-in user (GET /workflow-tasks/count), shown as a badge on the
  * Review module and its Tasks section; read again after every decision (invalidate ['tasks']).
  *
- * The count is not an item collection, and the workflow tables under it are not offered to realtime subscribers;
- * tasks come from versions, though: a workflow starts when a draft is submitted (versions.submit: the version turns
- * `pending` and the instance's first steps become tasks in the same transaction), and promoting or rejecting the
- * draft ends them. So the count follows svc_versions live (a realtime subscription; any change to a version reads
- * the count again). The count is still read every minute, as before realtime: that is all there is where realtime
- * is not (switched off, a deployment without it) or where the subscription is refused (a reviewer without read
- * access to svc_versions: the realtime hub asks for the collection's read permission, which the versions module's
- * own rules do not grant), and it catches what versions do not show (a delegation, a timeout's escalation). */
+ * Live: the realtime feed of the caller's tasks (`svc_workflow_tasks`, docs/realtime.md) says when a task arrives,
+ * moves (a delegation, an escalation) or leaves, for every reviewer; the count is then read again. It is still read
+ * every minute, as before realtime: that is all there is where realtime is not (switched off, a deployment without
+ * it). */
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { request } from '../api/client.ts';
 import { useLive } from '../api/live.ts';
 
-const LIVE_SPEC = { collection: 'svc_versions', query: { fields: ['id', 'status'] } };
+const LIVE_SPEC = { collection: 'svc_workflow_tasks' };
 const POLL_MS = 60_000;
 
 export function useTaskCount(enabled: boolean) {
