@@ -416,10 +416,10 @@ export async function runRealtimeBench(keys: readonly string[], base: RealtimeBe
         lastPerEvent.sort((a, b) => a - b);
         const x = {
           subscribers: subscribed, events: settings.events, deliveries: fromSend.length, expected: subscribed * settings.events, missing,
-          fromSend: { p50: pct(fromSend, 50), p99: pct(fromSend, 99), max: fromSend[fromSend.length - 1] },
-          fromAnswer: { p50: pct(fromAnswer, 50), p99: pct(fromAnswer, 99), min: fromAnswer[0], max: fromAnswer[fromAnswer.length - 1] },
-          lastSubscriber: { p50: pct(lastPerEvent, 50), max: lastPerEvent[lastPerEvent.length - 1] },
-          postMs: { p50: pct(postMs, 50), max: postMs[postMs.length - 1] },
+          fromSend: { p50: pct(fromSend, 50), p99: pct(fromSend, 99), max: fromSend[fromSend.length - 1] ?? NaN },
+          fromAnswer: { p50: pct(fromAnswer, 50), p99: pct(fromAnswer, 99), min: fromAnswer[0] ?? NaN, max: fromAnswer[fromAnswer.length - 1] ?? NaN },
+          lastSubscriber: { p50: pct(lastPerEvent, 50), max: lastPerEvent[lastPerEvent.length - 1] ?? NaN },
+          postMs: { p50: pct(postMs, 50), max: postMs[postMs.length - 1] ?? NaN },
         };
         results.x = x;
         lines.push(`| (x) one create to ${fmt(subscribed)} subscribers, ${settings.events} events | from just before the POST: **p50 ${fmt(x.fromSend.p50, 1)} ms, p99 ${fmt(x.fromSend.p99, 1)} ms**; from its answer: p50 ${fmt(x.fromAnswer.p50, 1)} ms, p99 ${fmt(x.fromAnswer.p99, 1)} ms; last subscriber p50 ${fmt(x.lastSubscriber.p50, 1)} ms, max ${fmt(x.lastSubscriber.max, 1)} ms; ${fmt(x.deliveries)} of ${fmt(x.expected)} delivered | POST alone: p50 ${fmt(x.postMs.p50, 1)} ms |`);
