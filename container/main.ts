@@ -51,6 +51,9 @@ const server = serve({
   console.log(`svc ${mode} listening on http://${info.address}:${info.port} (${services.database.kind})`);
 });
 drain.attach(server as Server);
+// /websocket (Directus' realtime protocol) where subscribers are served: the container half and standalone.
+const realtimeServer = mode === 'functions' || !config.realtime.enabled ? null
+  : (await import('./realtime/server.ts')).attachRealtime(server as Server, services);
 
 // Action events and notify wake-ups are consumed where the extension host and the notify worker run: the
 // container, or standalone (the in-process queue starts both itself; standalone on SQS starts them here). The
@@ -91,6 +94,8 @@ async function shutdown(signal: string) {
   stopWorkflowTimeouts();
   await stopPublishSchedules();
   await stopControlSocket();
+  // Sockets are told to go (1001) first: their clients reconnect to another instance and resume.
+  await realtimeServer?.close();
   const cut = await drain.drain(timeoutMs);
   if (cut > 0) console.error(`shutdown deadline: ${cut} request(s) were cut`);
   try {

@@ -90,6 +90,8 @@ export interface Config {
   /** NOTIFY_*: the notification outbox worker (core/notify/outbox). */
   notify: NotifyConfig;
   events: EventsConfig;
+  /** WEBSOCKETS_* / REALTIME_*: /websocket and /realtime (core/realtime, container/realtime). */
+  realtime: RealtimeConfig;
   /** METRICS_*: GET /server/metrics (SPEC.md > Server, metrics). */
   metrics: MetricsConfig;
   /** PRESSURE_ENABLED / PRESSURE_LIMITER_* / PRESSURE_ADMISSION_*: 503 when requests queue beyond the admission
@@ -212,6 +214,28 @@ export interface EventsConfig {
   relayRetryMaxDelayMs: number;
   /** TEST_EVENTS_PAUSE_BEFORE_SEND (unset: 0): a pause between commit and send, for fault tests only. */
   testPauseBeforeSendMs: number;
+}
+
+/** Realtime subscriptions (docs/realtime.md). */
+export interface RealtimeConfig {
+  /** WEBSOCKETS_ENABLED (true): /websocket and /realtime are served (container half and standalone). */
+  enabled: boolean;
+  /** WEBSOCKETS_REST_AUTH (handshake): how a socket authenticates: handshake, strict or public. */
+  authMode: 'handshake' | 'strict' | 'public';
+  /** WEBSOCKETS_AUTH_TIMEOUT (10s): how long a socket may go without a valid credential in handshake mode. */
+  authTimeoutMs: number;
+  /** WEBSOCKETS_HEARTBEAT_PERIOD (30s): the server's ping period; a socket silent for two periods is closed. */
+  heartbeatMs: number;
+  /** WEBSOCKETS_MAX_SUBSCRIPTIONS (100): subscriptions one connection may hold. */
+  maxSubscriptions: number;
+  /** WEBSOCKETS_MAX_MESSAGE_SIZE (1mb): the largest inbound frame. */
+  maxMessageBytes: number;
+  /** WEBSOCKETS_MAX_BUFFER (4mb): a connection whose unsent output exceeds this is dropped (a slow consumer). */
+  maxBufferBytes: number;
+  /** REALTIME_RETENTION (10m): how long events are kept for resume. */
+  retentionMs: number;
+  /** REALTIME_RETENTION_EVENTS (100000): at most this many events are kept for resume. */
+  retentionEvents: number;
 }
 
 type Env = Record<string, string | undefined>;
@@ -369,6 +393,17 @@ export function loadConfig(env: Env = process.env): Config {
       relayGraceMs: parseDuration(str(env, 'EVENTS_RELAY_GRACE', '10s')),
       relayRetryMaxDelayMs: Math.max(10, parseDuration(str(env, 'EVENTS_RELAY_RETRY_MAX_DELAY', '30s'))),
       testPauseBeforeSendMs: env.TEST_EVENTS_PAUSE_BEFORE_SEND ? parseDuration(env.TEST_EVENTS_PAUSE_BEFORE_SEND) : 0,
+    },
+    realtime: {
+      enabled: bool(env, 'WEBSOCKETS_ENABLED', true),
+      authMode: oneOf(env, 'WEBSOCKETS_REST_AUTH', ['handshake', 'strict', 'public'] as const, 'handshake'),
+      authTimeoutMs: Math.max(100, parseDuration(str(env, 'WEBSOCKETS_AUTH_TIMEOUT', '10s'))),
+      heartbeatMs: Math.max(100, parseDuration(str(env, 'WEBSOCKETS_HEARTBEAT_PERIOD', '30s'))),
+      maxSubscriptions: Math.max(1, int(env, 'WEBSOCKETS_MAX_SUBSCRIPTIONS', 100)),
+      maxMessageBytes: Math.max(1024, parseBytes(str(env, 'WEBSOCKETS_MAX_MESSAGE_SIZE', '1mb'))),
+      maxBufferBytes: Math.max(64 * 1024, parseBytes(str(env, 'WEBSOCKETS_MAX_BUFFER', '4mb'))),
+      retentionMs: Math.max(1000, parseDuration(str(env, 'REALTIME_RETENTION', '10m'))),
+      retentionEvents: Math.max(100, int(env, 'REALTIME_RETENTION_EVENTS', 100_000)),
     },
     metrics: {
       enabled: bool(env, 'METRICS_ENABLED', false),

@@ -19,6 +19,9 @@ import { NotifyWorker } from './notify/outbox/worker.ts';
 import { WAKE_MESSAGE } from './notify/wake.ts';
 import type { HttpMetrics } from './metrics/http-metrics.ts';
 import { startPressureMonitor, type PressureMonitor } from './pressure/monitor.ts';
+import { MemoryChangeLog, type ChangeLog } from './realtime/log.ts';
+import { publishChanges } from './realtime/publish.ts';
+import type { RedisStore } from './store/redis-store.ts';
 
 export interface Services {
   config: Config;
@@ -45,6 +48,9 @@ export interface Services {
    * leaves it to the container): one consumer routing action events to the event bus and `notify.wake` to the
    * notify worker (core/queue/router.ts). Started automatically with the in-process queue. */
   consumeEvents(): void;
+  /** Committed item changes with increasing ids, kept for resume: what realtime subscribers are sent
+   * (core/realtime). A Redis stream shared by every instance with REDIS_URL, else this process's own. */
+  changes: ChangeLog;
   /** METRICS_ENABLED: this instance's Prometheus registry and HTTP metrics (core/metrics); null when off. */
   metrics: HttpMetrics | null;
   /** PRESSURE_LIMITER_ENABLED: the load sampler (core/pressure), stopped by close(); null when off. */
@@ -98,6 +104,12 @@ export async function createServices(config: Config, opts: StartOptions = {}): P
     intervalMs: config.events.relayIntervalMs, leaseMs: 60_000, retryMaxDelayMs: config.events.relayRetryMaxDelayMs,
   });
   registerWorkflowHooks(events);
+  const retention = { ms: config.realtime.retentionMs, events: config.realtime.retentionEvents };
+  // ioredis is already loaded when the store is Redis; the in-process log otherwise.
+  const changes: ChangeLog = store.kind === 'redis' && config.redisUrl
+    ? new (await import('./realtime/redis-log.ts')).RedisChangeLog((store as RedisStore).client, config.redisUrl, (store as RedisStore).prefix, retention)
+    : new MemoryChangeLog(retention);
+  if (config.realtime.enabled) publishChanges(events, changes, queue);
   const notify = new NotifyWorker(database.db, config);
   let stopConsuming: (() => Promise<void>) | null = null;
   const consumeEvents = () => {
@@ -125,6 +137,7 @@ export async function createServices(config: Config, opts: StartOptions = {}): P
     notify,
     relay,
     consumeEvents,
+    changes,
     metrics,
     pressure,
     async close() {
@@ -132,6 +145,7 @@ export async function createServices(config: Config, opts: StartOptions = {}): P
       await relay.stop();
       await events.drain();
       await stopConsuming?.();
+      await changes.close();
       await notify.stop();
       await queue.close();
       await store.close();

@@ -10,4 +10,5 @@ export const CONTAINER_ROUTE_GROUPS: readonly RouteGroup[] = [
   { name: 'tus', load: async () => (await import('../tus.ts')).mountTusRoutes },
   { name: 'assets', load: async () => (await import('../assets.ts')).mountAssetRoutes },
   { name: 'transfer', load: async () => (await import('./transfer.ts')).mountTransferRoutes },
+  { name: 'realtime', load: async () => (await import('./realtime.ts')).mountRealtimeRoutes },
 ];

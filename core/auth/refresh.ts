@@ -8,7 +8,7 @@ import type { AccessPort, ConfigPort, DatabasePort, SchemaPort, StorePort } from
 import type { RequestMeta } from './authenticate.ts';
 import { issueTokens, type IssuedTokens } from './issue.ts';
 import type { LoginMode } from './login.ts';
-import { rememberRevoked, wasRevoked } from './revoked.ts';
+import { announceLogout, rememberRevoked, wasRevoked } from './revoked.ts';
 import { clip, deleteSession, deleteSessionFamily, findSession, rotateSession } from './sessions.ts';
 
 const MODES: readonly LoginMode[] = ['json', 'cookie', 'session'];
@@ -81,4 +81,5 @@ export async function logout(services: AccessPort & ConfigPort & DatabasePort & 
     return rows;
   });
   await Promise.all(deleted.map((row) => rememberRevoked(services.store, row.token, row.expires)));
+  if (deleted.length) await announceLogout(services.store);
 }

@@ -17,3 +17,15 @@ export async function wasRevoked(store: SharedStore, token: string): Promise<boo
   // answer is 401 INVALID_TOKEN rather than a 503.
   return (await store.get(keyOf(token)).catch(() => null)) !== null;
 }
+
+/** A counter bumped after every logout, so processes holding long-lived connections (core/realtime) check again
+ * the credentials whose validity rests on a session: a logout takes effect on open sockets at once. */
+const LOGOUTS_KEY = 'auth:logouts';
+
+export async function announceLogout(store: SharedStore): Promise<void> {
+  await store.incr(LOGOUTS_KEY).catch(() => undefined);
+}
+
+export async function logoutCount(store: SharedStore): Promise<string> {
+  return (await store.get(LOGOUTS_KEY).catch(() => null)) ?? '0';
+}

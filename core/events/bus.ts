@@ -47,7 +47,15 @@ export interface ActionEvent {
   meta: EventMeta;
   accountability: Accountability | null;
   emittedAt: string;
+  /** A tap of the writing process took the event right after commit (core/realtime/publish.ts). */
+  tapped?: boolean;
+  /** Sent by the relay: the writing process may have died before its taps ran. */
+  relayed?: boolean;
 }
+
+/** Sees the action events of a committed change in the writing process, right after commit and in commit order,
+ * whether or not anyone consumes them from the Queue. Must not throw or block. */
+export type ActionTap = (events: ActionEvent[]) => void;
 
 export const ACTION_MESSAGE = 'event.action';
 const DONE_TTL_MS = 24 * 3600_000;
@@ -71,6 +79,7 @@ export class EventBus implements ContextEvents {
   readonly #filters = new Map<string, FilterHandler[]>();
   readonly #actions = new Map<string, { handler: ActionHandler; id: string | undefined }[]>();
   readonly #inflight = new Set<Promise<void>>();
+  readonly #taps = new Map<string, ActionTap[]>();
   #queue: Queue | null = null;
   #store: SharedStore | null = null;
   #outbox: OutboxOptions | null = null;
@@ -107,6 +116,11 @@ export class EventBus implements ContextEvents {
     return add(this.#actions, event, { handler, id: opts.id });
   }
 
+  /** Adds a tap on `event` (see ActionTap); returns its removal. */
+  tap(event: string, tap: ActionTap): () => void {
+    return add(this.#taps, event, tap);
+  }
+
   hasFilters(event: string): boolean {
     return this.#filters.has(event);
   }
@@ -128,9 +142,22 @@ export class EventBus implements ContextEvents {
    * other executor the change has committed already, and the row is written at once (a narrower window: writers
    * that can, open a transaction, see `records`). */
   emitAction(ex: Executor, event: string, meta: EventMeta, accountability: Accountability | null): void {
-    if (!this.records(event)) return;
+    const taps = this.#taps.get(event);
+    const records = this.records(event);
+    if (!records && !taps) return;
     const emittedAt = new Date().toISOString();
-    const events = fitEvent(meta).map((part): ActionEvent => ({ id: randomUUID(), event, meta: part, accountability, emittedAt }));
+    // Events that only a tap sees never travel: no need to fit them to a queue message.
+    const parts = records ? fitEvent(meta) : [meta];
+    const events = parts.map((part): ActionEvent => ({ id: randomUUID(), event, meta: part, accountability, emittedAt }));
+    if (taps) {
+      for (const e of events) e.tapped = true;
+      afterCommit(ex, () => {
+        for (const tap of [...taps]) {
+          try { tap(events); } catch (err) { console.error(`events: a tap of ${event} failed:`, err); }
+        }
+      });
+    }
+    if (!records) return;
     const outbox = this.#outbox;
     if (!outbox) {
       afterCommit(ex, () => this.#send(events, null));

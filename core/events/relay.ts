@@ -70,7 +70,7 @@ export class EventRelay {
       const sent: string[] = [];
       const failed: OutboxRow[] = [];
       await Promise.all(rows.map((row) => {
-        const event = row.body as ActionEvent;
+        const event: ActionEvent = { ...(row.body as ActionEvent), relayed: true };
         return this.#queue.send({ id: event.id, type: ACTION_MESSAGE, body: event })
           .then(() => { sent.push(row.id); }, () => { failed.push(row); });
       }));

@@ -16,6 +16,8 @@ export class RedisStore implements SharedStore {
   readonly kind = 'redis' as const;
   readonly client: Redis;
   readonly #prefix: string;
+  /** The key prefix, for other users of the same Redis namespace (core/realtime/redis-log.ts). */
+  get prefix(): string { return this.#prefix; }
   readonly #ready: Promise<void>;
 
   /** Keys are `svc:{key}`, or `svc:{namespace}:{key}` when several deployments share one Redis. */

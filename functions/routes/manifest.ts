@@ -346,4 +346,7 @@ export const CONTAINER_ROUTE_MANIFEST: RouteManifest = {
     ["POST", "/utils/import/:collection"],
     ["GET", "/utils/export/:collection"],
   ],
+  "realtime": [
+    ["GET", "/realtime"],
+  ],
 };

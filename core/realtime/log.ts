@@ -1,0 +1,99 @@
+/** The change log (docs/realtime.md > Resume): every committed item change gets an increasing id, and the recent
+ * ones are kept (REALTIME_RETENTION / REALTIME_RETENTION_EVENTS) so a subscriber that reconnects with its last id
+ * receives what it missed. Two kinds: in this process (standalone without Redis), and a Redis stream shared by
+ * every instance (core/realtime/redis-log.ts), which is also how a change made in one process reaches the
+ * subscribers of another. */
+import { compareIds, type Change, type NewChange } from './change.ts';
+
+export interface ChangeLog {
+  /** Whether other processes read what this one appends (a change appended here reaches every instance). */
+  readonly shared: boolean;
+  append(changes: NewChange[]): Promise<void>;
+  /** The changes after `id` in order, or null when some of them are no longer kept (or `id` was never handed
+   * out by this log: a newer id than its head, from a log that has since been lost). */
+  since(id: string): Promise<Change[] | null>;
+  /** The id of the newest change (a fresh subscriber's starting point). */
+  head(): Promise<string>;
+  /** Delivers every change appended from now on, in order, in batches. */
+  listen(listener: (changes: Change[]) => void): void;
+  close(): Promise<void>;
+}
+
+export interface Retention {
+  ms: number;
+  events: number;
+}
+
+export class MemoryChangeLog implements ChangeLog {
+  readonly shared = false;
+  readonly #entries: Change[] = [];
+  /** Changes at or before this id are not known: the log's start (nothing before this process), then the last
+   * dropped entry. */
+  #floor: string;
+  #lastMs: number;
+  #seq = 0;
+  readonly #listeners: ((changes: Change[]) => void)[] = [];
+  readonly #times: number[] = [];
+
+  constructor(private readonly retention: Retention) {
+    this.#lastMs = Date.now();
+    this.#floor = `${this.#lastMs}-0`;
+  }
+
+  #nextId(): string {
+    const now = Date.now();
+    if (now > this.#lastMs) {
+      this.#lastMs = now;
+      this.#seq = 0;
+    }
+    this.#seq += 1;
+    return `${this.#lastMs}-${this.#seq}`;
+  }
+
+  async append(changes: NewChange[]): Promise<void> {
+    if (changes.length === 0) return;
+    const now = Date.now();
+    const added = changes.map((c) => ({ ...c, id: this.#nextId() }));
+    for (const c of added) {
+      this.#entries.push(c);
+      this.#times.push(now);
+    }
+    this.#trim(now);
+    for (const listener of this.#listeners) listener(added);
+  }
+
+  #trim(now: number): void {
+    let drop = Math.max(0, this.#entries.length - this.retention.events);
+    while (drop < this.#times.length && now - this.#times[drop] > this.retention.ms) drop++;
+    if (drop === 0) return;
+    this.#floor = this.#entries[drop - 1].id;
+    this.#entries.splice(0, drop);
+    this.#times.splice(0, drop);
+  }
+
+  async since(id: string): Promise<Change[] | null> {
+    this.#trim(Date.now());
+    if (compareIds(id, this.#floor) < 0 || compareIds(id, await this.head()) > 0) return null;
+    // Entries are in id order: binary search for the first one after `id`.
+    let lo = 0;
+    let hi = this.#entries.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (compareIds(this.#entries[mid].id, id) <= 0) lo = mid + 1;
+      else hi = mid;
+    }
+    return this.#entries.slice(lo);
+  }
+
+  async head(): Promise<string> {
+    return this.#entries.at(-1)?.id ?? this.#floor;
+  }
+
+  listen(listener: (changes: Change[]) => void): void {
+    this.#listeners.push(listener);
+  }
+
+  async close(): Promise<void> {
+    this.#listeners.length = 0;
+  }
+}
