@@ -52,6 +52,9 @@ const settings = {
   subscribers: envInt('BENCH_RT_SUBSCRIBERS', 1000),
   events: envInt('BENCH_RT_EVENTS', 20),
   rate: envInt('BENCH_RT_RATE', 500),
+  /** A second, lower rate measured the same way (0 = none): where the service stands below the required rate. */
+  lowRate: Number(process.env.BENCH_RT_LOW_RATE ?? 100),
+  drainSeconds: envInt('BENCH_RT_DRAIN_MAX', 60),
   writeSeconds: envInt('BENCH_RT_WRITE_SECONDS', 20),
   writeSockets: envInt('BENCH_RT_WRITE_SOCKETS', 50),
   clientProcs: envInt('BENCH_RT_CLIENT_PROCS', 2),
@@ -349,10 +352,12 @@ export async function runRealtimeBench(keys: readonly string[], base: RealtimeBe
       await Promise.all(clients.map((cl) => cl.ask({ cmd: 'close' }, 'closed')));
       await sleep(5000);
       const afterClose = memKb(pid);
+      await sleep(25_000);
+      const afterClose30 = memKb(pid);
       const perConnKb = c.ready ? (afterIdle.rss - before.rss) / c.ready : NaN;
       const perConnKbAtConnect = c.ready ? (afterConnect.rss - before.rss) / c.ready : NaN;
-      results.w = { connections: n, ...c, rssKb: { before: before.rss, afterConnect: afterConnect.rss, afterIdle10s: afterIdle.rss, afterClose5s: afterClose.rss, peak: afterClose.hwm }, perConnKb, perConnKbAtConnect, openAfter10s: counts.open, idleCpuShare, counts };
-      lines.push(`| (w) ${fmt(n)} idle subscribers (auth + subscribe), one server process | ${fmt(c.ready)} subscribed, ${fmt(c.failed)} failed; all open in ${fmt(c.openMs / 1000, 1)} s, all subscribed in **${fmt(c.readyMs / 1000, 1)} s**; server RSS ${fmt(before.rss / 1024)} → ${fmt(afterConnect.rss / 1024)} MiB (10 s later ${fmt(afterIdle.rss / 1024)}, after closing all ${fmt(afterClose.rss / 1024)}): **${fmt(perConnKb, 1)} KiB per connection** | |`);
+      results.w = { connections: n, ...c, rssKb: { before: before.rss, afterConnect: afterConnect.rss, afterIdle10s: afterIdle.rss, afterClose5s: afterClose.rss, afterClose30s: afterClose30.rss, peak: afterClose30.hwm }, perConnKb, perConnKbAtConnect, openAfter10s: counts.open, idleCpuShare, counts };
+      lines.push(`| (w) ${fmt(n)} idle subscribers (auth + subscribe), one server process | ${fmt(c.ready)} subscribed, ${fmt(c.failed)} failed; all open in ${fmt(c.openMs / 1000, 1)} s, all subscribed in **${fmt(c.readyMs / 1000, 1)} s**; server RSS ${fmt(before.rss / 1024)} → ${fmt(afterConnect.rss / 1024)} MiB (10 s later ${fmt(afterIdle.rss / 1024)}; all closed: 5 s later ${fmt(afterClose.rss / 1024)}, 30 s later ${fmt(afterClose30.rss / 1024)}): **${fmt(perConnKb, 1)} KiB per connection** | |`);
       if (c.failed) notes.push(`- (w) failures: ${JSON.stringify(c.failures)}`);
       if (counts.open !== c.ready) notes.push(`- (w) ${c.ready - counts.open} of ${c.ready} connections were no longer open 10 s after connecting; closes: ${JSON.stringify(counts.unexpectedCloses)}`);
       if (Object.keys(counts.serverErrors).length) notes.push(`- (w) server errors: ${JSON.stringify(counts.serverErrors)}`);
@@ -361,13 +366,17 @@ export async function runRealtimeBench(keys: readonly string[], base: RealtimeBe
     }
 
     // (y), first half: the writes with no subscriber.
-    let baseline: WriteRun | null = null;
+    const rates = [settings.rate, ...(settings.lowRate > 0 ? [settings.lowRate] : [])];
+    const baselines = new Map<number, WriteRun>();
     if (want('y')) {
       log(`(y) warm-up: ${settings.rate} writes/s for 3 s`);
       await pacedWrites(post, settings.rate, 3, pid);
-      await sleep(2000);
-      baseline = await pacedWrites(post, settings.rate, settings.writeSeconds, pid);
-      log(`(y) no subscriber: ${fmt(baseline.okPerSec)} 2xx/s, p50 ${fmt(baseline.p50Ms, 1)} ms, p99 ${fmt(baseline.p99Ms, 1)} ms (${baseline.non2xx} non-2xx, ${baseline.errors} errors)`);
+      for (const rate of rates) {
+        await sleep(2000);
+        const b = await pacedWrites(post, rate, settings.writeSeconds, pid);
+        baselines.set(rate, b);
+        log(`(y) ${rate}/s, no subscriber: ${fmt(b.okPerSec)} 2xx/s, p50 ${fmt(b.p50Ms, 1)} ms, p99 ${fmt(b.p99Ms, 1)} ms (${b.non2xx} non-2xx, ${b.errors} errors)`);
+      }
     }
 
     if (want('x') || want('y')) {
@@ -427,42 +436,67 @@ export async function runRealtimeBench(keys: readonly string[], base: RealtimeBe
         log(lines[lines.length - 1]);
       }
 
-      if (want('y') && baseline) {
-        await Promise.all(clients.map((cl) => cl.ask({ cmd: 'reset' }, 'reset')));
-        const peak0 = memKb(pid);
-        const withSubs = await pacedWrites(post, settings.rate, settings.writeSeconds, pid);
-        log(`(y) ${subscribed} subscribers: ${fmt(withSubs.okPerSec)} 2xx/s, p50 ${fmt(withSubs.p50Ms, 1)} ms, p99 ${fmt(withSubs.p99Ms, 1)} ms; waiting for the deliveries`);
-        // Wait for the deliveries to settle: every subscriber has every row, or nothing moved for 5 s (max 60 s).
-        const expectedRows = withSubs.ok * subscribed;
-        const settleStart = performance.now();
-        let counts = await countsOf(clients);
-        let lastRows = -1;
-        let stillSince = performance.now();
-        while (counts.rows < expectedRows && performance.now() - settleStart < 60_000) {
-          if (counts.rows !== lastRows) { lastRows = counts.rows; stillSince = performance.now(); }
-          else if (performance.now() - stillSince > 5000) break;
-          await sleep(500);
-          counts = await countsOf(clients);
+      if (want('y')) {
+        // The lower rate first: its deliveries are done before the required rate runs.
+        for (const rate of [...rates].reverse()) {
+          const baseline = baselines.get(rate)!;
+          await Promise.all(clients.map((cl) => cl.ask({ cmd: 'reset' }, 'reset')));
+          await sleep(2000);
+          const rss0 = memKb(pid);
+          const clientCpu0 = (await countsOf(clients)).clientCpuSeconds;
+          const cpu0 = cpuSeconds(pid);
+          const writeStart = performance.now();
+          const withSubs = await pacedWrites(post, rate, settings.writeSeconds, pid);
+          log(`(y) ${rate}/s, ${subscribed} subscribers: ${fmt(withSubs.okPerSec)} 2xx/s, p50 ${fmt(withSubs.p50Ms, 1)} ms, p99 ${fmt(withSubs.p99Ms, 1)} ms; waiting for the deliveries`);
+          // Every subscriber has every row, or nothing moved for 5 s, or BENCH_RT_DRAIN_MAX s passed.
+          const expectedRows = withSubs.ok * subscribed;
+          const settleStart = performance.now();
+          let counts = await countsOf(clients);
+          let lastRows = counts.rows;
+          let lastMove = performance.now();
+          while (counts.rows < expectedRows && performance.now() - settleStart < settings.drainSeconds * 1000 && performance.now() - lastMove < 5000) {
+            await sleep(250);
+            counts = await countsOf(clients);
+            if (counts.rows !== lastRows) { lastRows = counts.rows; lastMove = performance.now(); }
+          }
+          const drainMs = lastMove - settleStart;
+          const deliverySeconds = (lastMove - writeStart) / 1000;
+          const serverCpu = cpuSeconds(pid) - cpu0;
+          const rss = memKb(pid);
+          const y = {
+            rate, seconds: settings.writeSeconds, baseline, withSubscribers: withSubs, subscribers: subscribed,
+            throughputRatio: withSubs.okPerSec / baseline.okPerSec, p50Ratio: withSubs.p50Ms / baseline.p50Ms, p99Ratio: withSubs.p99Ms / baseline.p99Ms,
+            deliveries: {
+              expectedRows, rows: counts.rows, messages: counts.messages, minPerSubscriber: counts.minRows, maxPerSubscriber: counts.maxRows, open: counts.open,
+              lastDeliveryMsAfterLastAnswer: drainMs, messagesPerSec: counts.messages / deliverySeconds,
+              unexpectedCloses: counts.unexpectedCloses, serverErrors: counts.serverErrors, other: counts.other,
+            },
+            serverCpuSecondsWritesAndDeliveries: serverCpu, clientCpuSeconds: counts.clientCpuSeconds - clientCpu0,
+            serverRssKb: { before: rss0.rss, after: rss.rss, peak: rss.hwm }, clientRssMb: counts.clientRssMb,
+          };
+          results[rate === settings.rate ? 'y' : `y@${rate}`] = y;
+          const side = (r: WriteRun) => `${fmt(r.okPerSec)} 2xx/s, p50 ${fmt(r.p50Ms, 1)} ms, p99 ${fmt(r.p99Ms, 1)} ms`;
+          const all = counts.rows >= expectedRows;
+          lines.push(`| (y) ${rate} POST/s for ${settings.writeSeconds} s: with ${fmt(subscribed)} subscribers vs none | with: ${side(withSubs)}; ${all ? 'every' : '**not every**'} subscriber got every row: ${fmt(counts.minRows)}–${fmt(counts.maxRows)} of ${fmt(withSubs.ok)} each (${fmt(counts.rows)} of ${fmt(expectedRows)} deliveries, last ${fmt(drainMs / 1000, 1)} s after the last answer, ${fmt(y.deliveries.messagesPerSec)} messages/s) | none: ${side(baseline)} | throughput **${fmt(y.throughputRatio, 2)}** (required >= 0.90), p50 ${fmt(y.p50Ratio, 2)}x, p99 ${fmt(y.p99Ratio, 2)}x |`);
+          for (const [name, r] of [['none', baseline], ['with', withSubs]] as const) {
+            if (r.non2xx || r.errors) notes.push(`- (y) ${rate}/s ${name}: ${r.non2xx} non-2xx (${JSON.stringify(r.statuses)}), ${r.errors} errors of ${r.scheduled}`);
+            if (r.lateStarts) notes.push(`- (y) ${rate}/s ${name}: ${r.lateStarts} of ${r.scheduled} requests left the writer more than 5 ms after their time (the writer waited for CPU)`);
+          }
+          notes.push(`- (y) ${rate}/s: server CPU ${fmt(baseline.serverCpuSeconds, 1)} s for the writes alone; with subscribers ${fmt(serverCpu, 1)} s for the writes and ${fmt(counts.messages)} messages (${fmt((serverCpu - baseline.serverCpuSeconds) / Math.max(1, counts.messages) * 1e6, 1)} µs per message beyond the writes), the subscriber processes ${fmt(y.clientCpuSeconds, 1)} s.`);
+          if (!all) notes.push(`- (y) ${rate}/s: ${fmt(expectedRows - counts.rows)} of ${fmt(expectedRows)} deliveries missing when the bench stopped waiting (${fmt((performance.now() - settleStart) / 1000, 1)} s after the last answer; BENCH_RT_DRAIN_MAX=${settings.drainSeconds}); open connections ${counts.open} of ${subscribed}; closes ${JSON.stringify(counts.unexpectedCloses)}`);
+          if (Object.keys(counts.serverErrors).length || Object.keys(counts.other).length) notes.push(`- (y) ${rate}/s: server errors ${JSON.stringify(counts.serverErrors)}, other messages ${JSON.stringify(counts.other)}`);
+          log(lines[lines.length - 1]);
+          if (!all) {
+            // Let the backlog go before the next measurement.
+            const waitStart = performance.now();
+            while (performance.now() - waitStart < 120_000) {
+              await sleep(1000);
+              const c2 = await countsOf(clients);
+              if (c2.rows >= expectedRows || c2.rows === counts.rows) break;
+              counts = c2;
+            }
+          }
         }
-        const drainMs = performance.now() - settleStart;
-        const rss = memKb(pid);
-        const y = {
-          rate: settings.rate, seconds: settings.writeSeconds, baseline, withSubscribers: withSubs, subscribers: subscribed,
-          throughputRatio: withSubs.okPerSec / baseline.okPerSec, p50Ratio: withSubs.p50Ms / baseline.p50Ms, p99Ratio: withSubs.p99Ms / baseline.p99Ms,
-          deliveries: { expectedRows, rows: counts.rows, messages: counts.messages, minPerSubscriber: counts.minRows, maxPerSubscriber: counts.maxRows, open: counts.open, drainMsAfterLastAnswer: drainMs, unexpectedCloses: counts.unexpectedCloses, serverErrors: counts.serverErrors, other: counts.other },
-          serverRssKb: { before: peak0.rss, after: rss.rss, peak: rss.hwm }, clientRssMb: counts.clientRssMb,
-        };
-        results.y = y;
-        const side = (r: WriteRun) => `${fmt(r.okPerSec)} 2xx/s, p50 ${fmt(r.p50Ms, 1)} ms, p99 ${fmt(r.p99Ms, 1)} ms; server CPU ${fmt(r.serverCpuSeconds / r.seconds * 100)} %`;
-        lines.push(`| (y) ${settings.rate} POST/s for ${settings.writeSeconds} s: with ${fmt(subscribed)} subscribers vs none | with: ${side(withSubs)}; every subscriber got ${fmt(counts.minRows)}–${fmt(counts.maxRows)} of ${fmt(withSubs.ok)} rows (${fmt(counts.rows)} of ${fmt(expectedRows)} deliveries) | none: ${side(baseline)} | throughput **${fmt(y.throughputRatio, 2)}**, p50 ${fmt(y.p50Ratio, 2)}x, p99 ${fmt(y.p99Ratio, 2)}x |`);
-        for (const [name, r] of [['none', baseline], ['with', withSubs]] as const) {
-          if (r.non2xx || r.errors) notes.push(`- (y) ${name}: ${r.non2xx} non-2xx (${JSON.stringify(r.statuses)}), ${r.errors} errors of ${r.scheduled}`);
-          if (r.lateStarts) notes.push(`- (y) ${name}: ${r.lateStarts} of ${r.scheduled} requests left the writer more than 5 ms after their time (writer starved of CPU)`);
-        }
-        if (counts.rows < expectedRows) notes.push(`- (y) ${fmt(expectedRows - counts.rows)} of ${fmt(expectedRows)} deliveries missing ${fmt(drainMs / 1000, 1)} s after the last answer; open connections ${counts.open} of ${subscribed}; closes ${JSON.stringify(counts.unexpectedCloses)}`);
-        else notes.push(`- (y) all ${fmt(expectedRows)} deliveries in, ${fmt(drainMs / 1000, 1)} s after the last write's answer; ${fmt(counts.messages)} create messages carried them.`);
-        if (Object.keys(counts.serverErrors).length) notes.push(`- (y) server errors: ${JSON.stringify(counts.serverErrors)}`);
-        log(lines[lines.length - 1]);
       }
       await Promise.all(clients.map((cl) => cl.ask({ cmd: 'close' }, 'closed')));
     }
