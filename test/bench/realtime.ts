@@ -189,6 +189,7 @@ interface WriteRun {
   scheduled: number; ok: number; non2xx: number; errors: number; seconds: number; okPerSec: number;
   p50Ms: number; p99Ms: number; maxMs: number; sendP50Ms: number; sendP99Ms: number; lateStarts: number; serverCpuSeconds: number;
   statuses: Record<string, number>;
+  errorMessages: Record<string, number>;
 }
 
 function poster(baseUrl: string, token: string, sockets: number) {
@@ -219,6 +220,7 @@ async function pacedWrites(post: ReturnType<typeof poster>, rate: number, second
   const latencies: number[] = [];
   const sendLatencies: number[] = [];
   const statuses: Record<string, number> = {};
+  const errorMessages: Record<string, number> = {};
   let ok = 0;
   let non2xx = 0;
   let errors = 0;
@@ -245,7 +247,7 @@ async function pacedWrites(post: ReturnType<typeof poster>, rate: number, second
             sendLatencies.push(end - t);
           } else non2xx++;
         },
-        () => { errors++; },
+        (err: Error) => { errors++; errorMessages[err.message] = (errorMessages[err.message] ?? 0) + 1; },
       ));
     }
     const next = start + i * interval;
@@ -259,7 +261,7 @@ async function pacedWrites(post: ReturnType<typeof poster>, rate: number, second
     scheduled: total, ok, non2xx, errors, seconds: elapsed, okPerSec: ok / elapsed,
     p50Ms: pct(latencies, 50), p99Ms: pct(latencies, 99), maxMs: latencies[latencies.length - 1] ?? NaN,
     sendP50Ms: pct(sendLatencies, 50), sendP99Ms: pct(sendLatencies, 99), lateStarts,
-    serverCpuSeconds: cpuSeconds(serverPid) - cpu0, statuses,
+    serverCpuSeconds: cpuSeconds(serverPid) - cpu0, statuses, errorMessages,
   };
 }
 
@@ -479,14 +481,14 @@ export async function runRealtimeBench(keys: readonly string[], base: RealtimeBe
           const all = counts.rows >= expectedRows;
           lines.push(`| (y) ${rate} POST/s for ${settings.writeSeconds} s: with ${fmt(subscribed)} subscribers vs none | with: ${side(withSubs)}; ${all ? 'every' : '**not every**'} subscriber got every row: ${fmt(counts.minRows)}–${fmt(counts.maxRows)} of ${fmt(withSubs.ok)} each (${fmt(counts.rows)} of ${fmt(expectedRows)} deliveries, last ${fmt(drainMs / 1000, 1)} s after the last answer, ${fmt(y.deliveries.messagesPerSec)} messages/s) | none: ${side(baseline)} | throughput **${fmt(y.throughputRatio, 2)}** (required >= 0.90), p50 ${fmt(y.p50Ratio, 2)}x, p99 ${fmt(y.p99Ratio, 2)}x |`);
           for (const [name, r] of [['none', baseline], ['with', withSubs]] as const) {
-            if (r.non2xx || r.errors) notes.push(`- (y) ${rate}/s ${name}: ${r.non2xx} non-2xx (${JSON.stringify(r.statuses)}), ${r.errors} errors of ${r.scheduled}`);
+            if (r.non2xx || r.errors) notes.push(`- (y) ${rate}/s ${name}: ${r.non2xx} non-2xx (${JSON.stringify(r.statuses)}), ${r.errors} errors${r.errors ? ` (${JSON.stringify(r.errorMessages)})` : ''} of ${r.scheduled}`);
             if (r.lateStarts) notes.push(`- (y) ${rate}/s ${name}: ${r.lateStarts} of ${r.scheduled} requests left the writer more than 5 ms after their time (the writer waited for CPU)`);
           }
           notes.push(`- (y) ${rate}/s: server CPU ${fmt(baseline.serverCpuSeconds, 1)} s for the writes alone; with subscribers ${fmt(serverCpu, 1)} s for the writes and ${fmt(counts.messages)} messages (${fmt((serverCpu - baseline.serverCpuSeconds) / Math.max(1, counts.messages) * 1e6, 1)} µs per message beyond the writes), the subscriber processes ${fmt(y.clientCpuSeconds, 1)} s.`);
           if (!all) notes.push(`- (y) ${rate}/s: ${fmt(expectedRows - counts.rows)} of ${fmt(expectedRows)} deliveries missing when the bench stopped waiting (${fmt((performance.now() - settleStart) / 1000, 1)} s after the last answer; BENCH_RT_DRAIN_MAX=${settings.drainSeconds}); open connections ${counts.open} of ${subscribed}; closes ${JSON.stringify(counts.unexpectedCloses)}`);
           if (Object.keys(counts.serverErrors).length || Object.keys(counts.other).length) notes.push(`- (y) ${rate}/s: server errors ${JSON.stringify(counts.serverErrors)}, other messages ${JSON.stringify(counts.other)}`);
           log(lines[lines.length - 1]);
-          if (!all) {
+          if (!all && rate !== settings.rate) {
             // Let the backlog go before the next measurement.
             const waitStart = performance.now();
             while (performance.now() - waitStart < 120_000) {
