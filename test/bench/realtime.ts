@@ -15,7 +15,8 @@
  *   (y) BENCH_RT_RATE POST /items/... per second (500) for BENCH_RT_WRITE_SECONDS (20) with no subscriber, then
  *       the same with the 1,000 subscribers of (x); achieved 2xx/s and latency p50/p99 (from each request's
  *       scheduled time, so a stall is not hidden), the ratios, and every subscriber's count of rows received
- *       against the 2xx answers.
+ *       against the 2xx answers (waiting at most BENCH_RT_DRAIN_MAX s, 60, after the last answer). The same pair at
+ *       BENCH_RT_LOW_RATE POST/s (100; 0 skips it) runs first, on the same subscribers.
  *
  * Subscribers live in BENCH_RT_CLIENT_PROCS (2) Node processes (test/bench/realtime-client.ts), never in the
  * server's; the writes come from this process (node:http, keep-alive, a paced open loop: request i goes at
