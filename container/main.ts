@@ -45,15 +45,16 @@ const app = mode === 'container' ? createLazyContainerApp(services, extensions)
 const stopControlSocket = await startControlSocket(services, (message) => console.warn(message));
 // Socket timeouts (HTTP_*) bound slow and idle clients; the drain (SHUTDOWN_TIMEOUT) runs on SIGTERM/SIGINT.
 const drain = new HttpDrain(config.http);
+const attachRealtime = mode === 'functions' || !config.realtime.enabled ? null : (await import('./realtime/server.ts')).attachRealtime;
 const server = serve({
   fetch: drain.guard(app.fetch), hostname: config.host, port: config.port, serverOptions: httpServerOptions(config.http),
 }, (info) => {
   console.log(`svc ${mode} listening on http://${info.address}:${info.port} (${services.database.kind})`);
 });
 drain.attach(server as Server);
-// /websocket (Directus' realtime protocol) where subscribers are served: the container half and standalone.
-const realtimeServer = mode === 'functions' || !config.realtime.enabled ? null
-  : (await import('./realtime/server.ts')).attachRealtime(server as Server, services);
+// /websocket (Directus' realtime protocol) where subscribers are served: the container half and standalone. Attached
+// in the same tick as serve() (its module imported before), so no upgrade reaches the server before it.
+const realtimeServer = attachRealtime ? attachRealtime(server as Server, services) : null;
 
 // Action events and notify wake-ups are consumed where the extension host and the notify worker run: the
 // container, or standalone (the in-process queue starts both itself; standalone on SQS starts them here). The

@@ -1,11 +1,20 @@
 /** The long-running half on ECS/Fargate: assets (range, transforms), tus, multipart uploads, imports and exports,
- * the notify worker, the extension host. The image of ./Dockerfile (the same as docker-compose.yml's),
+ * realtime (/websocket, /realtime), the notify worker, the extension host. The image of ./Dockerfile (the same as docker-compose.yml's),
  * SVC_MODE=container. It runs the migrations at start. */
 import { links, type Data } from './data.ts';
 import type { Environment } from './env.ts';
 import { containerDomain, type DeployEnv } from './settings.ts';
 
 export const HEALTH_PATH = '/server/health';
+
+/** The load balancer's idle timeout in seconds (ALB default 60): a connection with no byte either way for this long
+ * is closed. An open WebSocket or SSE stream is idle between heartbeats (REALTIME_HEARTBEAT_SECONDS, 30 s); the
+ * server itself closes a socket silent for two periods. 120 s (four periods) leaves that decision to the server and
+ * survives a late heartbeat (a GC pause, a busy event loop) where 60 s would cut sockets on the first slip.
+ * The container's own keep-alive timeout must then be longer still (CONTAINER_KEEP_ALIVE_TIMEOUT, infra/env.ts):
+ * the ALB reuses idle connections to its targets for up to this long, and a target closing one first answers the
+ * request that raced the close with a 502. */
+export const ALB_IDLE_TIMEOUT_SECONDS = 120;
 
 export function createContainer(data: Data, environment: Environment, env: DeployEnv = process.env) {
   const production = $app.stage === 'production';
@@ -36,6 +45,7 @@ export function createContainer(data: Data, environment: Environment, env: Deplo
       retries: 3,
     },
     scaling: { min: production ? 2 : 1, max: production ? 8 : 2, cpuUtilization: 70, memoryUtilization: 80 },
+    transform: { loadBalancer: { idleTimeout: ALB_IDLE_TIMEOUT_SECONDS } },
   });
   return { cluster, service };
 }

@@ -1,5 +1,6 @@
 /** The environment of both halves: the names core/config.ts (and functions/lambda.ts, container/main.ts) read,
  * built from the deployed resources, the SST secrets and the deploy-time settings. */
+import { ALB_IDLE_TIMEOUT_SECONDS } from './container.ts';
 import type { Data } from './data.ts';
 import { passThrough, region, type DeployEnv } from './settings.ts';
 
@@ -50,6 +51,11 @@ export function functionsEnvironment(shared: Environment): Environment {
   };
 }
 
+/** HTTP_KEEP_ALIVE_TIMEOUT of the container: longer than the load balancer's idle timeout (infra/container.ts), so
+ * the ALB, not the task, closes an idle connection between them (AWS's advice for targets; the default 5 s would
+ * let a request race the task's close and come back as a 502). */
+export const CONTAINER_KEEP_ALIVE_TIMEOUT = `${ALB_IDLE_TIMEOUT_SECONDS + 5}s`;
+
 /** The container half (ECS/Fargate): paths are the image's (Dockerfile). */
 export function containerEnvironment(shared: Environment, env: DeployEnv = process.env): Environment {
   return {
@@ -63,5 +69,6 @@ export function containerEnvironment(shared: Environment, env: DeployEnv = proce
     // Ephemeral task storage: tus staging of local providers and the built-in `local` fallback only.
     STORAGE_LOCAL_ROOT: '/app/uploads',
     EXTENSIONS_PATH: '/app/extensions',
+    HTTP_KEEP_ALIVE_TIMEOUT: CONTAINER_KEEP_ALIVE_TIMEOUT,
   };
 }

@@ -3,6 +3,8 @@
  *   ASSETS_CACHE_TTL);
  * - multipart POST /files and PATCH /files/{id} -> the container (Lambda request bodies stop at 6 MB);
  * - /utils/import and /utils/export -> the container (streamed bodies beyond 6 MB and 15 minutes);
+ * - /websocket and /realtime -> the container (realtime, issue 31: a WebSocket or an SSE stream stays open for as
+ *   long as the client stays; Lambda behind API Gateway can hold neither). REALTIME_PATHS below has the details;
  * - /admin -> the Studio's bucket (infra/studio.ts registers it on this router; its security headers come from the
  *   router's viewer-response snippet, STUDIO_RESPONSE_HEADERS).
  * CloudFront routes by path, not by method or content type, so the router's viewer-request snippet (which runs
@@ -25,8 +27,34 @@ if (ct.indexOf('multipart/form-data') === 0 &&
 }
 `;
 
+/** The realtime endpoints (docs/deployment.md > Realtime): `GET /websocket` with `Upgrade: websocket` and the
+ * Server-Sent Events stream `GET /realtime`. What each needs at the edge, and why nothing else changes:
+ * - WebSocket: CloudFront upgrades on any behaviour once the origin request policy forwards Sec-WebSocket-Key and
+ *   Sec-WebSocket-Version; SST's Router attaches the managed AllViewerExceptHostHeader policy (every viewer header
+ *   but Host, CACHE_POLICY below), so they, Sec-WebSocket-Protocol/-Extensions, the query string (access_token)
+ *   and the session cookie all reach the container. Upgrade and Connection are hop-by-hop headers CloudFront acts
+ *   on itself (it opens the upgrade towards the origin); no policy lists them.
+ * - No caching: CACHE_POLICY's defaultTtl and minTtl are 0, so an answer without a `public` Cache-Control (a 101,
+ *   an SSE stream, an error) is never stored and every request goes to the origin.
+ * - SSE not held back: CloudFront relays a chunked answer as it arrives and compresses only answers with a
+ *   Content-Length (and text/event-stream is not a type it compresses), so an event is not buffered at the edge.
+ * - Timeouts: the origin read timeout is also the longest gap CloudFront accepts between two packets of an answer.
+ *   The server writes a heartbeat every WEBSOCKETS_HEARTBEAT_PERIOD (30 s: `{type:'ping'}` / `: ping`), so these
+ *   routes get REALTIME_READ_TIMEOUT (60 s, CloudFront's maximum without a quota increase) instead of SST's
+ *   default. CloudFront closes a WebSocket after 10 minutes without a byte from the origin (not adjustable): the
+ *   heartbeat covers that too. The origin keep-alive timeout (idle CloudFront -> ALB connections between requests)
+ *   does not apply to an open stream and stays SST's. The ALB's idle timeout: infra/container.ts. */
+export const REALTIME_PATHS = ['/websocket', '/realtime'] as const;
+
+/** The server's default heartbeat period (WEBSOCKETS_HEARTBEAT_PERIOD, core/config.ts) the timeouts here and in
+ * infra/container.ts are sized for. Raising the period beyond half of them cuts idle sockets. */
+export const REALTIME_HEARTBEAT_SECONDS = 30;
+
+/** CloudFront's origin read timeout on the realtime routes: above the heartbeat, at CloudFront's default maximum. */
+export const REALTIME_READ_TIMEOUT = '60 seconds';
+
 /** Path prefixes served by the container; `/` (everything else) goes to the API. */
-export const CONTAINER_PREFIXES = ['/assets', '/tus', '/utils/import', '/utils/export', '/_container'] as const;
+export const CONTAINER_PREFIXES = ['/assets', '/tus', '/utils/import', '/utils/export', ...REALTIME_PATHS, '/_container'] as const;
 
 /** One year: the longest an origin's Cache-Control may keep an object at the edge. */
 const ONE_YEAR = 365 * 24 * 3600;
@@ -79,5 +107,6 @@ export function addRoutes(router: sst.aws.Router, apiUrl: $util.Input<string>, c
   router.route('/tus', containerUrl, { readTimeout: '60 seconds' });
   router.route('/utils/import', containerUrl, { readTimeout: '60 seconds' });
   router.route('/utils/export', containerUrl, { readTimeout: '60 seconds' });
+  for (const path of REALTIME_PATHS) router.route(path, containerUrl, { readTimeout: REALTIME_READ_TIMEOUT });
   router.route('/_container', containerUrl, { rewrite: { regex: '^/_container/(.*)$', to: '/$1' }, readTimeout: '60 seconds' });
 }

@@ -269,6 +269,11 @@ declare namespace sst {
         interval?: Input<string>;
         retries?: Input<number>;
       }>;
+      transform?: {
+        /** Arguments of the aws.lb.LoadBalancer SST creates (merged over SST's): `idleTimeout` in seconds (ALB
+         * default 60). */
+        loadBalancer?: { idleTimeout?: Input<number> };
+      };
     }
     interface ServiceDomain {
       name: Input<string>;

@@ -44,7 +44,7 @@ export function realtime(services: Services): Realtime {
   let version: string | null = null;
   let logouts: string | null = null;
   let watching = false;
-  const watch = setInterval(() => {
+  const check = () => {
     if (watching) return;
     watching = true;
     void (async () => {
@@ -59,7 +59,11 @@ export function realtime(services: Services): Realtime {
     })().catch((err: unknown) => {
       console.error('realtime: checking credentials failed:', (err as Error).message);
     }).finally(() => { watching = false; });
-  }, WATCH_MS);
+  };
+  // The baseline is read now, not a period later: a change made in between would otherwise become the baseline
+  // and never be noticed (a permission removed in the first second after the first connection stayed in force).
+  check();
+  const watch = setInterval(check, WATCH_MS);
   watch.unref();
 
   rt = {

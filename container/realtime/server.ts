@@ -31,6 +31,8 @@ export function attachRealtime(server: Server, services: Services): RealtimeServ
     if (!config.enabled || closing) { refuse(socket, 503, 'WebSockets are not available.', 'SERVICE_UNAVAILABLE'); return; }
     socket.on('error', () => socket.destroy());
     void (async () => {
+      // Created before the credential is checked, so the access watch's baseline predates that check.
+      const rt = realtime(services);
       const meta = metaOf(services, req);
       const token = requestToken(req);
       let initial: Awaited<ReturnType<typeof accountabilityOf>> | null = null;
@@ -47,7 +49,6 @@ export function attachRealtime(server: Server, services: Services): RealtimeServ
         refuse(socket, 401, 'An access token is required.', 'INVALID_CREDENTIALS');
         return;
       }
-      const rt = realtime(services);
       wss.handleUpgrade(req, socket, head, (ws) => {
         const conn: SocketConnection = new SocketConnection(ws, services, rt.hub, meta,
           initial ? { accountability: initial, held: token ? describe(token) : null } : null,

@@ -33,6 +33,16 @@ class SseConnection implements RealtimeClient, Connection {
 
   attach(stream: SSEStreamingApi): void {
     this.#stream = stream;
+    // A stream outlives no access token: at its expiry the stream ends with TOKEN_EXPIRED, and the client reconnects
+    // with a fresh one (and Last-Event-ID).
+    const expiresAt = this.held?.expiresAt;
+    if (expiresAt) {
+      const timer = setTimeout(() => {
+        this.send({ type: 'auth', status: 'error', error: { code: 'TOKEN_EXPIRED', message: 'Token expired.' } });
+      }, Math.max(0, Math.min(expiresAt - Date.now(), 2 ** 31 - 1)));
+      timer.unref();
+      void this.finished.then(() => clearTimeout(timer));
+    }
     stream.onAbort(() => this.close(1001, 'aborted'));
     for (const m of this.#early.splice(0)) this.send(m);
   }

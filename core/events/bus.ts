@@ -54,8 +54,9 @@ export interface ActionEvent {
 }
 
 /** Sees the action events of a committed change in the writing process, right after commit and in commit order,
- * whether or not anyone consumes them from the Queue. Must not throw or block. */
-export type ActionTap = (events: ActionEvent[]) => void;
+ * whether or not anyone consumes them from the Queue. Must not throw or block; work it returns is awaited by
+ * drain() (a Lambda waits for it before it answers). */
+export type ActionTap = (events: ActionEvent[]) => void | Promise<void>;
 
 export const ACTION_MESSAGE = 'event.action';
 const DONE_TTL_MS = 24 * 3600_000;
@@ -153,7 +154,12 @@ export class EventBus implements ContextEvents {
       for (const e of events) e.tapped = true;
       afterCommit(ex, () => {
         for (const tap of [...taps]) {
-          try { tap(events); } catch (err) { console.error(`events: a tap of ${event} failed:`, err); }
+          try {
+            const work = tap(events);
+            if (work) this.#track(work.catch((err: unknown) => console.error(`events: a tap of ${event} failed:`, err)));
+          } catch (err) {
+            console.error(`events: a tap of ${event} failed:`, err);
+          }
         }
       });
     }

@@ -2,6 +2,7 @@
  * transaction, so its log is `sent` as soon as it exists (nothing is left for the worker). Used by POST
  * /notify/trigger and by the workflow (core/workflow/notify.ts). A scheduled send is a pending log like any other
  * channel's, delivered by the worker once due (core/notify/channels/inapp.ts). */
+import type { ContextEvents } from '../context.ts';
 import { run, type Executor } from '../db/database.ts';
 
 export interface InAppNotice {
@@ -12,6 +13,9 @@ export interface InAppNotice {
   collection?: string | null;
   item?: string | null;
   sender?: string | null;
+  /** Where `notifications.create` goes (extension hooks, realtime subscribers: core/realtime/publish.ts); callers
+   * without an event bus (the notify worker's scheduled sends) leave it out. */
+  events?: ContextEvents;
   /** The log row's other columns (template sends); direct sends leave template_id null. */
   log?: { template_id?: string | null; provider_id?: number | null; locale?: string | null; variables?: unknown; metadata?: unknown };
 }
@@ -23,9 +27,15 @@ export const inAppSubject = (subject: string): string => subject.slice(0, 255);
 export async function insertNotifications(db: Executor, notice: Omit<InAppNotice, 'log'>): Promise<string[]> {
   const recipients = [...new Set(notice.recipients)];
   if (recipients.length === 0) return [];
-  const rows = await run<{ recipient: string }>(db, `insert into svc_notifications (recipient, sender, subject, message, collection, item)
-    select u.id, $2, $3, $4, $5, $6 from svc_users u where u.id = any($1::uuid[]) returning recipient`,
+  const rows = await run<{ id: number; recipient: string }>(db, `insert into svc_notifications (recipient, sender, subject, message, collection, item)
+    select u.id, $2, $3, $4, $5, $6 from svc_users u where u.id = any($1::uuid[]) returning id, recipient`,
   [recipients, notice.sender ?? null, inAppSubject(notice.subject), notice.message ?? null, notice.collection ?? null, notice.item ?? null]);
+  if (rows.length) {
+    notice.events?.emitAction(db, 'notifications.create', {
+      collection: 'svc_notifications', keys: rows.map((r) => r.id),
+      payload: { subject: inAppSubject(notice.subject), collection: notice.collection ?? null, item: notice.item ?? null },
+    }, null);
+  }
   return rows.map((r) => r.recipient);
 }
 

@@ -6,7 +6,7 @@
  * until then. Who may trigger: admins, and callers whose policies grant `create` on svc_notify_logs. */
 import type { Transaction } from 'kysely';
 import { requirePermission } from '../access/permissions.ts';
-import type { ServiceContext } from '../context.ts';
+import type { ContextEvents, ServiceContext } from '../context.ts';
 import { inTransaction, run, type Executor } from '../db/database.ts';
 import { InvalidPayloadError } from '../errors.ts';
 import type { ConfigPort, DatabasePort, QueuePort } from '../ports.ts';
@@ -84,7 +84,7 @@ export async function triggerNotification(services: ConfigPort & DatabasePort & 
     templateId, recipients, cc, bcc, variables, locale: typeof raw.locale === 'string' ? raw.locale : null, channels,
   });
   return inTransaction(db, async (trx: Transaction<any>) => {
-    const { ids, pending } = await writeTemplateSend(trx, prepared, { sender: ctx.accountability.user ?? null, scheduledAt, metadata });
+    const { ids, pending } = await writeTemplateSend(trx, prepared, { sender: ctx.accountability.user ?? null, scheduledAt, metadata, events: ctx.events });
     if (pending) wakeAfterCommit(trx, services.queue);
     return ids;
   });
@@ -152,7 +152,7 @@ export async function prepareTemplateSend(db: Executor, secret: string, input: T
 
 /** Writes a prepared send in `trx`: one log per channel; immediate in-app sends delivered at once. `pending` tells
  * whether logs wait for the notify worker (the caller wakes it after the commit, or its scan finds them). */
-export async function writeTemplateSend(trx: Executor, prepared: PreparedSend, opts: { sender: string | null; scheduledAt: Date | null; metadata: unknown }): Promise<{ ids: number[]; pending: boolean }> {
+export async function writeTemplateSend(trx: Executor, prepared: PreparedSend, opts: { sender: string | null; scheduledAt: Date | null; metadata: unknown; events?: ContextEvents }): Promise<{ ids: number[]; pending: boolean }> {
   const { template, locale, variables, cc, bcc } = prepared;
   const { scheduledAt, metadata } = opts;
   const ids: number[] = [];
@@ -160,7 +160,7 @@ export async function writeTemplateSend(trx: Executor, prepared: PreparedSend, o
   for (const p of prepared.plans) {
     if (p.inbox && scheduledAt === null) {
       const { logId } = await deliverInApp(trx, {
-        recipients: p.to, subject: p.rendered.subject || template.id, message: p.rendered.content, sender: opts.sender,
+        recipients: p.to, subject: p.rendered.subject || template.id, message: p.rendered.content, sender: opts.sender, events: opts.events,
         log: { template_id: template.id, provider_id: p.content.provider_id, locale, variables, metadata },
       });
       if (logId !== null) ids.push(logId);

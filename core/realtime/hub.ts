@@ -9,7 +9,7 @@
  * id of the last change it was given (its cursor) and skips anything at or before it. A new subscription buffers
  * what arrives while its first answer (the `init` rows, or the changes it missed since its `since` id) is read, and
  * then flushes the buffer past its cursor. */
-import type { Accountability } from '../access/accountability.ts';
+import { systemAccountability, type Accountability } from '../access/accountability.ts';
 import { loadPermissions, requirePermission } from '../access/permissions.ts';
 import type { ServiceContext } from '../context.ts';
 import { ForbiddenError, InvalidPayloadError, InvalidQueryError, UnprocessableContentError } from '../errors.ts';
@@ -17,8 +17,9 @@ import { parseLimits } from '../query/limits.ts';
 import { readItems } from '../items/read.ts';
 import { parseQuery } from '../query/parse.ts';
 import type { Filter, Query } from '../query/types.ts';
-import type { Services } from '../services.ts';
+import type { ConfigPort, DatabasePort, SchemaPort } from '../ports.ts';
 import { compareIds, isChangeId, type Change, type ChangeAction } from './change.ts';
+import { checkFeedQuery, feedOf } from './feeds.ts';
 import type { ChangeLog } from './log.ts';
 
 export type Key = string | number;
@@ -52,7 +53,9 @@ const SEEN_MAX = 50_000;
 /** Event ids remembered to drop a change appended twice (the writer's tap and the relay's backstop). */
 const DEDUP_MAX = 20_000;
 
-interface Message { id: string; event: ChangeAction; data: unknown[] }
+/** `data` of a delete holds the keys the group may have been sent; `all` every deleted key (for a subscription
+ * that resumed, whose earlier rows the group cannot know). */
+interface Message { id: string; event: ChangeAction; data: unknown[]; all?: unknown[] }
 
 class Group {
   readonly members = new Set<Subscription>();
@@ -87,6 +90,8 @@ export class Subscription {
   cursor = '0-0';
   /** Messages that arrived while the first answer was being read. */
   pending: Message[] | null = [];
+  /** Began with `since`: it holds rows from before, which its group was not sent, so it gets every delete. */
+  resumed = false;
 
   constructor(readonly client: RealtimeClient, readonly uid: string | undefined, readonly collection: string,
     readonly query: Query, readonly event: ChangeAction | undefined) {}
@@ -95,8 +100,11 @@ export class Subscription {
     if (this.event && this.event !== m.event) return;
     if (this.pending) { this.pending.push(m); return; }
     if (compareIds(m.id, this.cursor) <= 0) return;
+    const data = this.resumed && m.all ? m.all : m.data;
+    // A delete of rows this subscriber was never sent is not its business (nor are their keys).
+    if (data.length === 0) return;
     this.cursor = m.id;
-    this.client.send({ type: 'subscription', event: m.event, data: m.data, uid: this.uid, id: m.id });
+    this.client.send({ type: 'subscription', event: m.event, data, uid: this.uid, id: m.id });
   }
 
   /** Ends the buffering: what arrived meanwhile goes out past the cursor. */
@@ -122,7 +130,7 @@ export class RealtimeHub {
   /** Fan-out work in progress (tests and the bench wait for it). */
   dispatched = 0;
 
-  constructor(private readonly services: Services, readonly log: ChangeLog, private readonly opts: HubOptions) {}
+  constructor(private readonly services: ConfigPort & DatabasePort & SchemaPort, readonly log: ChangeLog, private readonly opts: HubOptions) {}
 
   /** Starts reading the log. */
   start(): void {
@@ -179,7 +187,7 @@ export class RealtimeHub {
     }
     const ctx = await this.#ctx(accountability, collection);
     const query = this.#parse(ctx, collection, req.query, req.item);
-    await requirePermission(ctx, collection, 'read');
+    await this.#authorize(ctx, collection);
     // Reading once with the caller's query validates fields, filters and paths before anything is registered.
     const sub = new Subscription(client, uid, collection, query, (req.event ?? undefined) as ChangeAction | undefined);
     sub.group = await this.#groupFor(ctx, collection, query);
@@ -192,6 +200,7 @@ export class RealtimeHub {
       const missed = since ? await this.log.since(since) : null;
       if (since && missed) {
         sub.cursor = since;
+        sub.resumed = true;
         await this.#replay(sub, missed);
       } else {
         if (since) client.send({ type: 'subscription', event: 'resync', uid });
@@ -240,7 +249,7 @@ export class RealtimeHub {
       try {
         if (!accountability) throw new ForbiddenError();
         const ctx = await this.#ctx(accountability, sub.collection);
-        await requirePermission(ctx, sub.collection, 'read');
+        await this.#authorize(ctx, sub.collection);
         const group = await this.#groupFor(ctx, sub.collection, sub.query);
         if (group === sub.group) continue;
         this.#remove(sub);
@@ -266,7 +275,18 @@ export class RealtimeHub {
     }
   }
 
+  async #authorize(ctx: ServiceContext, collection: string): Promise<void> {
+    const feed = feedOf(collection);
+    if (feed) await feed.authorize(ctx);
+    else await requirePermission(ctx, collection, 'read');
+  }
+
   #parse(ctx: ServiceContext, collection: string, raw: unknown, item: unknown): Query {
+    if (feedOf(collection)) {
+      checkFeedQuery(raw);
+      if (item !== undefined && item !== null) throw new InvalidPayloadError('"item" is not available in this subscription.');
+      return {};
+    }
     const schema = ctx.schema.collections;
     if (!Object.hasOwn(schema, collection) || (collection.startsWith('svc_') && !SYSTEM_COLLECTIONS.has(collection))) {
       throw new ForbiddenError();
@@ -295,6 +315,13 @@ export class RealtimeHub {
    * depends on who they are. */
   async #groupFor(ctx: ServiceContext, collection: string, query: Query): Promise<Group> {
     const a = ctx.accountability;
+    const feed = feedOf(collection);
+    if (feed) {
+      const key = `${collection}|feed|${a.user}`;
+      let group = this.#groups.get(key);
+      if (!group) group = this.#addGroup(new Group(key, collection, query, a, feed.key, false));
+      return group;
+    }
     const permissions = await loadPermissions(ctx);
     const filter = JSON.stringify(permissions.get(collection, 'read')?.filter ?? null);
     const queryText = JSON.stringify(query);
@@ -311,17 +338,26 @@ export class RealtimeHub {
       if (!pk) throw new InvalidPayloadError(`${collection} has no primary key.`);
       const fields = query.fields;
       const stripPk = !!fields && !fields.some((f) => f === '*' || f === pk);
-      group = new Group(key, collection, query, a, pk, stripPk);
-      this.#groups.set(key, group);
-      const set = this.#byCollection.get(collection) ?? new Set<Group>();
-      set.add(group);
-      this.#byCollection.set(collection, set);
+      group = this.#addGroup(new Group(key, collection, query, a, pk, stripPk));
     }
+    return group;
+  }
+
+  #addGroup(group: Group): Group {
+    this.#groups.set(group.key, group);
+    const set = this.#byCollection.get(group.collection) ?? new Set<Group>();
+    set.add(group);
+    this.#byCollection.set(group.collection, set);
     return group;
   }
 
   /** Rows of the group's query; with `keys`, only those rows (and without paging). */
   async #read(ctx: ServiceContext, group: Group, query: Query, keys?: Key[]): Promise<{ data: Record<string, unknown>[]; keys: Key[] }> {
+    const feed = feedOf(group.collection);
+    if (feed) {
+      const data = keys ? await feed.read(ctx, keys) : await feed.all(ctx);
+      return { data, keys: data.map((row) => row[group.pk] as Key) };
+    }
     const q: Query = { ...query, meta: undefined };
     if (group.stripPk) q.fields = [...query.fields!, group.pk];
     if (keys) {
@@ -377,26 +413,35 @@ export class RealtimeHub {
         if (!wanted.has(String(k))) { wanted.add(String(k)); keys.push(k); }
       }
     }
-    const rows = new Map<string, Record<string, unknown>>();
+    // A feed may have several rows under one key (the tasks of one workflow instance).
+    const rows = new Map<string, Record<string, unknown>[]>();
     if (keys.length) {
       const ctx = await this.#ctx(group.accountability, group.collection);
       const read = await this.#read(ctx, group, group.query, keys);
-      read.keys.forEach((k, i) => rows.set(String(k), read.data[i]));
+      read.keys.forEach((k, i) => {
+        const list = rows.get(String(k)) ?? [];
+        list.push(read.data[i]);
+        rows.set(String(k), list);
+      });
     }
     const out: Message[] = [];
     for (const c of changes) {
       if (c.action === 'delete') {
+        const known = c.keys.filter((k) => group.mayHaveSent(k));
         for (const k of c.keys) group.seen.delete(String(k));
-        out.push({ id: c.id, event: 'delete', data: c.keys });
+        out.push({ id: c.id, event: 'delete', data: known, all: c.keys });
         continue;
       }
       const visible = c.keys.filter((k) => rows.has(String(k)));
       if (visible.length) {
         group.remember(visible);
-        out.push({ id: c.id, event: c.action, data: visible.map((k) => rows.get(String(k))!) });
+        out.push({ id: c.id, event: c.action, data: visible.flatMap((k) => rows.get(String(k))!) });
       }
       if (c.action === 'update') {
-        const hidden = c.keys.filter((k) => !rows.has(String(k)) && group.mayHaveSent(k));
+        const unseen = c.keys.filter((k) => !rows.has(String(k)) && group.mayHaveSent(k));
+        // A row this group was sent and can no longer read left its filter, unless it is gone altogether: then a
+        // later change deletes it, and that delete is what the subscriber gets.
+        const hidden = unseen.length ? await this.#existing(group, unseen) : [];
         if (hidden.length) {
           for (const k of hidden) group.seen.delete(String(k));
           out.push({ id: c.id, event: 'delete', data: hidden });
@@ -404,6 +449,17 @@ export class RealtimeHub {
       }
     }
     return out;
+  }
+
+  /** Which of these keys still have a row (read without the group's permissions: only to tell a row that left the
+   * group's reach from one that was deleted; nothing of it is sent). */
+  async #existing(group: Group, keys: Key[]): Promise<Key[]> {
+    const feed = feedOf(group.collection);
+    if (feed) return keys;
+    const ctx = await this.#ctx(systemAccountability(), group.collection);
+    const text = await readItems(ctx, group.collection, { fields: [group.pk], filter: { [group.pk]: { _in: keys } }, limit: keys.length });
+    const found = new Set((JSON.parse(text) as { data: Record<string, unknown>[] }).data.map((row) => String(row[group.pk])));
+    return keys.filter((k) => found.has(String(k)));
   }
 
   async #fanOut(group: Group, changes: Change[]): Promise<void> {

@@ -9,7 +9,13 @@ import type { Queue } from '../queue/queue.ts';
 import type { ChangeAction, NewChange } from './change.ts';
 import type { ChangeLog } from './log.ts';
 
-const ACTIONS: ChangeAction[] = ['create', 'update', 'delete'];
+/** The action events that are changes subscribers see, and what each is. Item writes of any collection (system
+ * collections written through the item services included), the inbox rows the notification module inserts itself
+ * (core/notify/inapp.ts), and the review tasks of a workflow instance (core/realtime/feeds.ts). */
+const SOURCES: [event: string, action: ChangeAction][] = [
+  ['items.create', 'create'], ['items.update', 'update'], ['items.delete', 'delete'], ['notifications.create', 'create'],
+  ['workflow.tasks', 'update'],
+];
 
 function toChange(e: ActionEvent, action: ChangeAction): NewChange | null {
   const { collection, keys } = e.meta;
@@ -30,21 +36,21 @@ export function publishChanges(bus: EventBus, log: ChangeLog, queue: Queue): () 
   const local = queue.kind === 'memory';
   // The tap: wherever the change can reach its readers from here.
   if (log.shared || local) {
-    for (const action of ACTIONS) {
-      removals.push(bus.tap(`items.${action}`, (events) => {
+    for (const [name, action] of SOURCES) {
+      removals.push(bus.tap(name, (events) => {
         const changes = events.map((e) => toChange(e, action)).filter((c): c is NewChange => c !== null);
-        if (changes.length) void appendAll(log, changes);
+        return changes.length ? appendAll(log, changes) : undefined;
       }));
     }
   }
   // The backstop, where the Queue is consumed in another process than the writer's.
   if (!local) {
-    for (const action of ACTIONS) {
-      removals.push(bus.action(`items.${action}`, async (_meta, { event }) => {
+    for (const [name, action] of SOURCES) {
+      removals.push(bus.action(name, async (_meta, { event }) => {
         if (event.tapped && !event.relayed && log.shared) return;
         const change = toChange(event, action);
         if (change) await log.append([change]);
-      }, { id: `realtime.${action}` }));
+      }, { id: `realtime.${name}` }));
     }
   }
   return () => { for (const remove of removals) remove(); };

@@ -2,8 +2,8 @@
  * stream assigns the increasing id), every container reads it (XREAD BLOCK on a connection of its own) and fans
  * the changes out to its subscribers; the stream keeps REALTIME_RETENTION_EVENTS entries (MAXLEN on each append)
  * and REALTIME_RETENTION of time (MINID, trimmed by the readers), which is what a reconnecting subscriber can be
- * given again. Whether a subscriber's last id is still covered is what the stream itself records:
- * `max-deleted-entry-id` (XINFO STREAM, Redis 7) is the newest entry trimmed away. */
+ * given again. Whether a subscriber's last id is still covered is what the stream itself records (XINFO STREAM:
+ * its first entry, and whether anything was trimmed). */
 import { Redis } from 'ioredis';
 import { compareIds, type Change, type ChangeAction, type NewChange } from './change.ts';
 import type { ChangeLog, Retention } from './log.ts';
@@ -54,22 +54,36 @@ export class RedisChangeLog implements ChangeLog {
     if (failed) throw failed[0];
   }
 
-  async #info(): Promise<{ last: string; deleted: string } | null> {
+  /** The stream's state: the newest id, and whether entries before `first` were trimmed away. Redis 7's
+   * `max-deleted-entry-id` counts XDEL only, not trimming, so what a trim took is told by `entries-added` (every
+   * entry ever added) exceeding `length`: then nothing before the first entry kept can be given again. */
+  async #info(): Promise<{ last: string; first: string | null; trimmed: boolean } | null> {
     try {
       const raw = await this.#writer.call('XINFO', 'STREAM', this.#key) as unknown[];
       const info: Record<string, unknown> = {};
       for (let i = 0; i + 1 < raw.length; i += 2) info[String(raw[i])] = raw[i + 1];
-      return { last: String(info['last-generated-id'] ?? '0-0'), deleted: String(info['max-deleted-entry-id'] ?? '0-0') };
+      const firstEntry = info['first-entry'] as [string, unknown] | null | undefined;
+      const first = firstEntry?.[0] ?? null;
+      const added = Number(info['entries-added'] ?? 0);
+      const length = Number(info.length ?? 0);
+      return { last: String(info['last-generated-id'] ?? '0-0'), first, trimmed: added > length };
     } catch (err) {
       if (/no such key/i.test((err as Error).message)) return null;
       throw err;
     }
   }
 
+  /** Whether every change after `id` is still in the stream. */
+  #covers(info: { last: string; first: string | null; trimmed: boolean } | null, id: string): boolean {
+    // No stream: Redis lost it (a restart without persistence), so what came after `id` is unknown. An id newer
+    // than the stream's newest comes from a stream that has since been lost.
+    if (!info || compareIds(id, info.last) > 0) return false;
+    if (!info.trimmed) return true;
+    return info.first === null ? compareIds(id, info.last) === 0 : compareIds(id, info.first) >= 0;
+  }
+
   async since(id: string): Promise<Change[] | null> {
-    const info = await this.#info();
-    // No stream: Redis lost it (a restart without persistence), so what came after `id` is unknown.
-    if (!info || compareIds(id, info.deleted) < 0 || compareIds(id, info.last) > 0) return null;
+    if (!this.#covers(await this.#info(), id)) return null;
     const out: Change[] = [];
     let from = `(${id}`;
     for (;;) {
@@ -82,8 +96,7 @@ export class RedisChangeLog implements ChangeLog {
       from = `(${entries[entries.length - 1][0]}`;
     }
     // Trimmed while we read: the first entries after `id` may be gone.
-    const after = await this.#info();
-    if (!after || compareIds(id, after.deleted) < 0) return null;
+    if (!this.#covers(await this.#info(), id)) return null;
     return out;
   }
 

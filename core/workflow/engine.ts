@@ -50,7 +50,18 @@ export async function openRun(ctx: ServiceContext, trx: Transaction<any>, instan
   const steps = await run<StepRow>(trx, 'select * from svc_workflow_steps where workflow_id = $1 order by sort_order, key', [instance.workflow_id]);
   const transitions = await run<TransitionRow>(trx, `select t.* from svc_workflow_transitions t join svc_workflow_steps s on s.id = t.to_step_id
     where t.workflow_id = $1 order by s.sort_order, s.key, t.id`, [instance.workflow_id]);
+  announceTasks(ctx, trx, instance.id);
   return { trx, ctx: { ...ctx, db: trx }, instance, version: await loadVersion(trx, instance.version_id), steps, transitions, actor };
+}
+
+/** The action event `workflow.tasks`: the tasks of these instances may have changed (a run of the engine, a
+ * cancellation), after commit. Hooks may listen; realtime subscribers of the task feed are sent their tasks of the
+ * instance again (core/realtime/feeds.ts). */
+export const TASKS_EVENT = 'workflow.tasks';
+export const TASKS_FEED = 'svc_workflow_tasks';
+
+export function announceTasks(ctx: ServiceContext, trx: Transaction<any>, instance: string): void {
+  ctx.events?.emitAction(trx, TASKS_EVENT, { collection: TASKS_FEED, keys: [instance] }, ctx.accountability);
 }
 
 export function subjectOf(r: EngineRun): Promise<Subject> {
@@ -164,7 +175,7 @@ async function notify(r: EngineRun, s: StepRow, recipients: string[], config: Re
   const subject = typeof config?.subject === 'string' ? config.subject : s.name;
   const message = typeof config?.message === 'string' ? config.message : null;
   await notifyUsers(r.trx, {
-    recipients, subject, message, sender: r.actor,
+    recipients, subject, message, sender: r.actor, events: r.ctx.events,
     collection: r.instance.collection, item: r.version?.item ?? r.instance.item,
   });
 }
@@ -182,6 +193,7 @@ async function sendTemplate(r: EngineRun, s: StepRow, templateId: string, recipi
   const prepared = await prepareTemplateSend(r.trx, r.ctx.config.secret, { templateId, recipients: [...new Set(recipients)], variables });
   await writeTemplateSend(r.trx, prepared, {
     sender: r.actor, scheduledAt: null, metadata: { source: 'workflow', collection: r.instance.collection, item, instance: r.instance.id },
+    events: r.ctx.events,
   });
 }
 

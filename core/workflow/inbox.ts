@@ -66,6 +66,19 @@ export async function countMyTasks(ctx: ServiceContext): Promise<{ count: number
   return { count: Number(row.count) };
 }
 
+/** The caller's tasks in these instances (realtime subscribers of the task feed: core/realtime/feeds.ts). */
+export async function myTasksIn(ctx: ServiceContext, instances: readonly string[]): Promise<Task[]> {
+  const user = await reviewer(ctx);
+  if (instances.length === 0) return [];
+  const rows = await run<Task>(ctx.db, `${TASKS_SQL}${MINE} and s.instance_id = any($2::uuid[]) order by s.activated_at, s.id`, [user, instances]);
+  return rows.map((r) => shape(r, false));
+}
+
+/** Whether the caller may have tasks at all (a reviewer: signed in, workflow:participate). */
+export async function requireReviewer(ctx: ServiceContext): Promise<void> {
+  await reviewer(ctx);
+}
+
 export async function allTasks(ctx: ServiceContext, query: PageQuery = {}): Promise<{ data: Task[]; meta: { total_count: number } }> {
   if (!ctx.accountability.admin) throw new ForbiddenError();
   return taskPage(ctx, '', [], query, true);

@@ -6,6 +6,7 @@ import { inTransaction, run } from '../db/database.ts';
 import { ForbiddenError, NotFoundError } from '../errors.ts';
 import { setVersionStatus } from '../versions/status.ts';
 import { logAction } from './actions.ts';
+import { announceTasks } from './engine.ts';
 import { comment as readComment, invalid, pathId } from './input.ts';
 import type { InstanceRow, InstanceStepRow, StepRow } from './types.ts';
 
@@ -46,6 +47,7 @@ export async function cancelInstance(ctx: ServiceContext, id: string, raw: unkno
     if (instance.status !== 'running') throw invalid(`The workflow instance is already ${instance.status}.`);
     await run(trx, "update svc_workflow_instance_steps set status = 'cancelled', completed_at = clock_timestamp() where instance_id = $1 and status in ('active', 'pending')", [instance.id]);
     await logAction(trx, { instanceId: instance.id, instanceStepId: null, user: ctx.accountability.user, kind: 'cancel', comment });
+    announceTasks(ctx, trx, instance.id);
     if (instance.version_id) {
       const [version] = await run<{ status: string }>(trx, 'select status from svc_versions where id = $1 for update', [instance.version_id]);
       if (version?.status === 'pending') await setVersionStatus(trx, instance.version_id, 'draft');

@@ -11,7 +11,7 @@ export type WorkflowNotice = Omit<InAppNotice, 'log'>;
 export async function notifyUsers(db: Executor, notice: WorkflowNotice): Promise<number> {
   const { count } = await deliverInApp(db, {
     recipients: notice.recipients, subject: notice.subject, message: notice.message ?? null,
-    collection: notice.collection ?? null, item: notice.item ?? null, sender: notice.sender ?? null,
+    collection: notice.collection ?? null, item: notice.item ?? null, sender: notice.sender ?? null, events: notice.events,
     log: { metadata: { source: 'workflow', collection: notice.collection ?? null, item: notice.item ?? null } },
   });
   return count;

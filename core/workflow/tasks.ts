@@ -80,7 +80,7 @@ export async function delegateStep(ctx: ServiceContext, instanceId: string, step
     const assignees = [...new Set((is.assignees ?? []).map((u) => (u === user ? to : u)))];
     await run(r.trx, 'update svc_workflow_instance_steps set assignees = $2::json where id = $1', [is.id, JSON.stringify(assignees)]);
     await logAction(r.trx, { instanceId: r.instance.id, instanceStepId: is.id, user, kind: 'delegate', comment, toUser: to });
-    await notifyUsers(r.trx, { recipients: [to], sender: user, subject: 'A workflow task was delegated to you', message: comment, collection: r.instance.collection, item: r.instance.item });
+    await notifyUsers(r.trx, { recipients: [to], sender: user, subject: 'A workflow task was delegated to you', message: comment, collection: r.instance.collection, item: r.instance.item, events: r.ctx.events });
   });
 }
 

@@ -68,11 +68,11 @@ async function fire(services: ConfigPort & DatabasePort & EventsPort & SchemaPor
         const targets = await escalationTargets(trx, step);
         await run(trx, 'update svc_workflow_instance_steps set assignees = $2::json, timeout_at = null where id = $1', [is.id, JSON.stringify(targets)]);
         await logAction(trx, { instanceId: instance.id, instanceStepId: is.id, user: null, kind: 'escalate', comment: 'Escalated: the step timed out.', toUser: targets[0] ?? null });
-        await notifyUsers(trx, { recipients: targets, subject: `Escalated to you: ${step.name}`, collection: instance.collection, item: instance.item });
+        await notifyUsers(trx, { recipients: targets, subject: `Escalated to you: ${step.name}`, collection: instance.collection, item: instance.item, events: services.events });
         break;
       }
       case 'notify':
-        await notifyUsers(trx, { recipients: is.assignees ?? [], subject: `Overdue: ${step.name}`, collection: instance.collection, item: instance.item });
+        await notifyUsers(trx, { recipients: is.assignees ?? [], subject: `Overdue: ${step.name}`, collection: instance.collection, item: instance.item, events: services.events });
         break;
       default:
     }

@@ -60,7 +60,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ['system'],
   ['notify'],
   ['users', 'workflow', 'publishing'],
-  ['transfer', 'graphql', 'openapi', 'ratelimit'],
+  ['transfer', 'graphql', 'openapi', 'ratelimit', 'realtime'],
   // Schema as code: the snapshot, diff and apply of the schema (schema/ddl) and of the configuration sections, whose
   // rows it writes through their owners (admin, system, storage, auth, notify, workflow).
   ['schema/snapshot'],

@@ -301,51 +301,111 @@ describe('infra/ (sst.config.ts with SST globals stubbed)', () => {
     }
   });
 
-  it('the router: /assets, /tus, /utils/import, /utils/export and /_container to the container, the rest to the API', async () => {
+  it('the router: /assets, /tus, /utils/import, /utils/export, /websocket, /realtime and /_container to the container, the rest to the API', async () => {
     const { outputs } = await deployStage('dev');
+    const { REALTIME_PATHS, REALTIME_READ_TIMEOUT } = await import('../../infra/router.ts');
     const router = one('Router', 'Router');
     const routes = router.calls.filter((c) => c.method === 'route').map((c) => ({
       prefix: c.args[0] as string, url: unwrap(c.args[1]) as string, args: c.args[2] as any,
     }));
     const target = (prefix: string) => routes.find((r) => r.prefix === prefix)?.url;
     expect(target('/')).toBe('<Api.url>');
-    for (const prefix of ['/assets', '/tus', '/utils/import', '/utils/export', '/_container']) expect(target(prefix), prefix).toBe('<Container.url>');
-    expect(routes).toHaveLength(6);
+    const containerPrefixes = ['/assets', '/tus', '/utils/import', '/utils/export', '/websocket', '/realtime', '/_container'];
+    for (const prefix of containerPrefixes) expect(target(prefix), prefix).toBe('<Container.url>');
+    expect(routes.map((r) => r.prefix).sort()).toEqual(['/', ...containerPrefixes].sort());
+    expect([...REALTIME_PATHS].sort()).toEqual(['/realtime', '/websocket']);
     expect(routes.find((r) => r.prefix === '/_container')?.args.rewrite).toEqual({ regex: '^/_container/(.*)$', to: '/$1' });
+    // The realtime routes: no rewrite (the container serves them at these paths), the longer read timeout.
+    for (const path of REALTIME_PATHS) expect(routes.find((r) => r.prefix === path)?.args, path).toEqual({ readTimeout: REALTIME_READ_TIMEOUT });
     expect(unwrap(outputs.url)).toBe('<Router.url>');
     // The Studio registers its own route (a site entry in the router's KeyValueStore), not through route().
     const studio = one('StaticSite', 'Studio');
     expect(studio.args.router.instance).toBe(router.instance);
     const sites = [{ prefix: studio.args.router.path as string, url: 'studio' }];
 
-    // Longest matching prefix wins (SST Router), after the viewer-request injection.
+    // Longest matching prefix wins (SST Router), after the viewer-request injection. CloudFront Functions see the
+    // path without the query string (event.request.uri; the query is event.request.querystring).
     const injection = new Function('event', `${router.args.edge.viewerRequest.injection}; return event;`) as (e: any) => any;
-    const routeOf = (method: string, uri: string, contentType?: string): string => {
-      const event = { request: { method, uri, headers: contentType ? { 'content-type': { value: contentType } } : {} } };
+    const routeOf = (method: string, url: string, headers: Record<string, string> = {}): string => {
+      const uri = url.split('?')[0];
+      const event = { request: { method, uri, headers: Object.fromEntries(Object.entries(headers).map(([k, v]) => [k, { value: v }])) } };
       const path: string = injection(event).request.uri;
       const match = [...routes, ...sites].filter((r) => path === r.prefix || path.startsWith(r.prefix.endsWith('/') ? r.prefix : `${r.prefix}/`)
         || r.prefix === '/').sort((a, b) => b.prefix.length - a.prefix.length)[0];
       return match.url === '<Container.url>' ? 'container' : match.url === 'studio' ? 'studio' : 'functions';
     };
-    const multipart = 'multipart/form-data; boundary=x';
-    expect(routeOf('POST', '/files', multipart)).toBe('container');
-    expect(routeOf('POST', '/files/', 'Multipart/Form-Data; boundary=x')).toBe('container');
-    expect(routeOf('PATCH', '/files/6b1c', multipart)).toBe('container');
-    expect(routeOf('POST', '/files', 'application/json')).toBe('functions');
-    expect(routeOf('PATCH', '/files/6b1c', 'application/json')).toBe('functions');
-    expect(routeOf('PATCH', '/files/6b1c/x', multipart)).toBe('functions');
-    expect(routeOf('GET', '/files')).toBe('functions');
-    expect(routeOf('POST', '/items/articles', multipart)).toBe('functions');
-    expect(routeOf('GET', '/assets/6b1c')).toBe('container');
-    expect(routeOf('POST', '/tus')).toBe('container');
-    expect(routeOf('PATCH', '/tus/abc')).toBe('container');
-    expect(routeOf('POST', '/utils/import/articles', multipart)).toBe('container');
-    expect(routeOf('POST', '/utils/export/articles')).toBe('container');
-    expect(routeOf('GET', '/assetsx')).toBe('functions');
-    expect(routeOf('GET', '/server/health')).toBe('functions');
-    for (const uri of ['/admin', '/admin/', '/admin/content/posts/12', '/admin/assets/index-abc.js']) expect(routeOf('GET', uri), uri).toBe('studio');
-    expect(routeOf('GET', '/adminx')).toBe('functions');
-    expect(routeOf('POST', '/auth/login', 'application/json')).toBe('functions');
+    const multipart = { 'content-type': 'multipart/form-data; boundary=x' };
+    const json = { 'content-type': 'application/json' };
+    const upgrade = { upgrade: 'websocket', connection: 'Upgrade', 'sec-websocket-key': 'dGhlIHNhbXBsZSBub25jZQ==', 'sec-websocket-version': '13' };
+    const cases: [method: string, url: string, headers: Record<string, string>, half: string][] = [
+      ['POST', '/files', multipart, 'container'],
+      ['POST', '/files/', { 'content-type': 'Multipart/Form-Data; boundary=x' }, 'container'],
+      ['PATCH', '/files/6b1c', multipart, 'container'],
+      ['POST', '/files', json, 'functions'],
+      ['PATCH', '/files/6b1c', json, 'functions'],
+      ['PATCH', '/files/6b1c/x', multipart, 'functions'],
+      ['GET', '/files', {}, 'functions'],
+      ['POST', '/items/articles', multipart, 'functions'],
+      ['GET', '/assets/6b1c', {}, 'container'],
+      ['GET', '/assets/6b1c?width=10', {}, 'container'],
+      ['POST', '/tus', {}, 'container'],
+      ['PATCH', '/tus/abc', {}, 'container'],
+      ['POST', '/utils/import/articles', multipart, 'container'],
+      ['POST', '/utils/export/articles', {}, 'container'],
+      ['GET', '/assetsx', {}, 'functions'],
+      ['GET', '/server/health', {}, 'functions'],
+      // Realtime: the WebSocket upgrade and the SSE stream, with or without a query string.
+      ['GET', '/websocket', upgrade, 'container'],
+      ['GET', '/websocket?access_token=abc', upgrade, 'container'],
+      ['GET', '/websocket', {}, 'container'],
+      ['GET', '/realtime', { accept: 'text/event-stream' }, 'container'],
+      ['GET', '/realtime?collection=articles&query=%7B%7D&access_token=abc', { accept: 'text/event-stream', 'last-event-id': '17-0' }, 'container'],
+      ['GET', '/realtime/', {}, 'container'],
+      ['GET', '/websockets', upgrade, 'functions'],
+      ['GET', '/realtimex', {}, 'functions'],
+      ['GET', '/items/realtime', {}, 'functions'],
+      ['GET', '/items/websocket', upgrade, 'functions'],
+      ['GET', '/adminx', {}, 'functions'],
+      ['POST', '/auth/login', json, 'functions'],
+      ...['/admin', '/admin/', '/admin/content/posts/12', '/admin/assets/index-abc.js'].map((uri) => ['GET', uri, {}, 'studio'] as [string, string, Record<string, string>, string]),
+    ];
+    for (const [method, url, headers, half] of cases) expect(routeOf(method, url, headers), `${method} ${url}`).toBe(half);
+  });
+
+  it('realtime timeouts: heartbeats keep every hop of an idle WebSocket or SSE stream open', async () => {
+    await deployStage('dev');
+    const { REALTIME_HEARTBEAT_SECONDS, REALTIME_READ_TIMEOUT } = await import('../../infra/router.ts');
+    const { ALB_IDLE_TIMEOUT_SECONDS } = await import('../../infra/container.ts');
+    const { CONTAINER_KEEP_ALIVE_TIMEOUT } = await import('../../infra/env.ts');
+    const seconds = (text: string) => Number(/^(\d+) seconds$/.exec(text)?.[1]);
+    const heartbeat = REALTIME_HEARTBEAT_SECONDS;
+    // CloudFront: the origin read timeout is the longest gap between two packets; 60 s is its maximum without a
+    // quota increase, and a heartbeat arrives well within it.
+    expect(seconds(REALTIME_READ_TIMEOUT)).toBeGreaterThan(heartbeat);
+    expect(seconds(REALTIME_READ_TIMEOUT)).toBeLessThanOrEqual(60);
+    // CloudFront closes a WebSocket after 10 minutes without a byte from the origin.
+    expect(heartbeat).toBeLessThan(600);
+    // The ALB: raised from its default 60 s, above the server's own silence limit (two periods), so the server and
+    // not the load balancer closes a dead socket.
+    const service = one('Service', 'Container');
+    expect(service.args.transform.loadBalancer).toEqual({ idleTimeout: ALB_IDLE_TIMEOUT_SECONDS });
+    expect(ALB_IDLE_TIMEOUT_SECONDS).toBe(120);
+    expect(ALB_IDLE_TIMEOUT_SECONDS).toBeGreaterThan(2 * heartbeat);
+    expect(ALB_IDLE_TIMEOUT_SECONDS).toBeLessThanOrEqual(4000);
+    // The task keeps idle connections from the ALB open longer than the ALB does.
+    const env = resolved(service.args.environment);
+    expect(env.HTTP_KEEP_ALIVE_TIMEOUT).toBe(CONTAINER_KEEP_ALIVE_TIMEOUT);
+    const http = loadConfig(env).http;
+    expect(http.keepAliveTimeoutMs).toBeGreaterThan(ALB_IDLE_TIMEOUT_SECONDS * 1000);
+    // The socket timeout (no traffic either way) stays above the heartbeat: an open stream is never idle that long.
+    expect(http.socketTimeoutMs === 0 || http.socketTimeoutMs > heartbeat * 1000).toBe(true);
+    // The Lambda half keeps its defaults: API Gateway, not an ALB, is in front of it.
+    expect(resolved(one('Function').args.environment)).not.toHaveProperty('HTTP_KEEP_ALIVE_TIMEOUT');
+  });
+
+  it('realtime timeouts are sized for the server\'s default heartbeat period', async () => {
+    const { REALTIME_HEARTBEAT_SECONDS } = await import('../../infra/router.ts');
+    expect(loadConfig({}).realtime.heartbeatMs).toBe(REALTIME_HEARTBEAT_SECONDS * 1000);
   });
 
   it('the edge cache follows the origin Cache-Control and keys on the query string and Authorization', async () => {
@@ -478,18 +538,32 @@ describe('infra/ (sst.config.ts with SST globals stubbed)', () => {
     }
   });
 
-  it('the local Caddy router sends the same prefixes to the container', async () => {
-    const { CONTAINER_PREFIXES } = await import('../../infra/router.ts');
+  it('the local Caddy router sends the same prefixes to the container, and streams the realtime endpoints', async () => {
+    const { CONTAINER_PREFIXES, REALTIME_PATHS } = await import('../../infra/router.ts');
     const caddy = readFileSync(join(ROOT, 'infra/Caddyfile'), 'utf8');
-    const paths = /@container path (.+)/.exec(caddy)?.[1].split(/\s+/) ?? [];
+    // Named path matchers and the body of the `handle` block of each.
+    const matchers = new Map([...caddy.matchAll(/^\s*@(\w+) path (.+)$/gm)].map((m) => [m[1], m[2].trim().split(/\s+/)]));
+    const handle = (name: string) => new RegExp(`handle @${name} \\{([^]*?)\\n\\t\\}`).exec(caddy)?.[1] ?? '';
+    const toContainer = (name: string) => /^\s*reverse_proxy container:8055\b/.test(handle(name));
     for (const prefix of CONTAINER_PREFIXES.filter((p) => p !== '/_container')) {
-      expect(paths.some((p) => p === prefix || p === `${prefix}/*`), prefix).toBe(true);
+      const names = [...matchers].filter(([, paths]) => paths.some((p) => p === prefix || p === `${prefix}/*`)).map(([name]) => name);
+      expect(names, prefix).toHaveLength(1);
+      expect(toContainer(names[0]), prefix).toBe(true);
     }
+    // Realtime: the path itself and below it (as CloudFront's prefix route), streamed without buffering.
+    const realtime = [...matchers].filter(([, paths]) => REALTIME_PATHS.some((p) => paths.includes(p)));
+    expect(realtime).toHaveLength(1);
+    const [name, paths] = realtime[0];
+    expect([...paths].sort()).toEqual(REALTIME_PATHS.flatMap((p) => [p, `${p}/*`]).sort());
+    expect(handle(name)).toMatch(/reverse_proxy container:8055 \{\s*flush_interval -1\s*\}/);
+    // Nothing in front of it that would hold a streamed answer back (compression, a response body rewrite).
+    expect(caddy).not.toMatch(/^\s*(encode|templates|replace)\b/m);
+
     expect(caddy).toMatch(/method POST\s+path \/files \/files\/\s+header Content-Type multipart\/form-data\*/);
     expect(caddy).toMatch(/method PATCH\s+path_regexp \^\/files\/\[\^\/\]\+\$\s+header Content-Type multipart\/form-data\*/);
     // The Studio: the container serves it (container/compose.ts), the functions half does not.
     expect(caddy).toMatch(/@studio path \/admin \/admin\/\*/);
-    expect(caddy).toMatch(/handle @studio \{\s*reverse_proxy container:8055/);
+    expect(toContainer('studio')).toBe(true);
   });
 });
 
@@ -535,7 +609,8 @@ describe('docker-compose.yml and the Dockerfile (local emulation)', () => {
     const cloud = { functions: one('Function').args.environment, container: one('Service').args.environment };
     const { FUNCTIONS_DB_POOL_MAX, CONTAINER_DB_POOL_MAX } = await import('../../infra/env.ts');
     // Cloud-only: SMTP credentials (Mailpit needs none), the Lambda's skip of migrations (lambda.ts only).
-    const cloudOnly = new Set(['EMAIL_SMTP_USER', 'EMAIL_SMTP_PASSWORD', 'SVC_RUN_MIGRATIONS']);
+    // HTTP_KEEP_ALIVE_TIMEOUT is sized for the ALB's idle timeout (infra/env.ts): Caddy is not an ALB.
+    const cloudOnly = new Set(['EMAIL_SMTP_USER', 'EMAIL_SMTP_PASSWORD', 'SVC_RUN_MIGRATIONS', 'HTTP_KEEP_ALIVE_TIMEOUT']);
     for (const half of ['functions', 'container'] as const) {
       const local = composeEnv(half);
       for (const name of Object.keys(local)) expect(READ_NAMES.has(name), `${half}: ${name}`).toBe(true);

@@ -20,9 +20,14 @@ export type App = TestApp;
 
 export async function workflowApp(): Promise<TestApp> {
   const t = await createTestApp();
+  await installDocs(t);
+  return t;
+}
+
+/** The `docs` collection and its seeded row, in an app made elsewhere (test/realtime). */
+export async function installDocs(t: TestApp): Promise<void> {
   await run(t.services.database.db, MODEL);
   await t.services.schema.invalidate();
-  return t;
 }
 
 export const q = <R = any>(t: TestApp, sql: string, params: unknown[] = []) => run<R>(t.services.database.db, sql, params);

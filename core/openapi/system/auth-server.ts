@@ -245,6 +245,21 @@ function graphqlAndUtils(): Endpoint[] {
       media: { type: 'text/csv', schema: str },
       extra: { 200: { description: 'The items as an attachment', content: { 'text/csv': { schema: str }, 'application/json': { schema: { type: 'array', items: freeObject() } } } } },
     })),
+    endpoint('get', '/realtime', operation({
+      id: 'realtimeEvents', summary: 'Subscribe to a collection as Server-Sent Events', tag: 'Realtime',
+      description: 'One subscription, as a WebSocket `subscribe` on /websocket (docs/realtime.md): `init` with the current rows, '
+        + 'then `create`/`update`/`delete` events as the caller may read them, each with its id. A reconnect with Last-Event-ID '
+        + 'replays what was missed within the retention, or sends `resync` then `init`.',
+      parameters: [
+        { name: 'collection', in: 'query', required: true, schema: str },
+        { name: 'query', in: 'query', description: 'The query (fields, filter, sort, limit, search, deep, alias) as JSON', schema: str },
+        { name: 'event', in: 'query', schema: { type: 'string', enum: ['create', 'update', 'delete'] } },
+        { name: 'item', in: 'query', description: 'Only this primary key', schema: str },
+        { name: 'since', in: 'query', description: 'Resume after this event id (as Last-Event-ID)', schema: str },
+        { name: 'Last-Event-ID', in: 'header', schema: str },
+      ],
+      media: { type: 'text/event-stream', schema: str },
+    })),
   ];
 }
 

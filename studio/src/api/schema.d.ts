@@ -1309,6 +1309,26 @@ export interface paths {
         patch: operations["updateSinglePresets"];
         trace?: never;
     };
+    "/realtime": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Subscribe to a collection as Server-Sent Events
+         * @description One subscription, as a WebSocket `subscribe` on /websocket (docs/realtime.md): `init` with the current rows, then `create`/`update`/`delete` events as the caller may read them, each with its id. A reconnect with Last-Event-ID replays what was missed within the retention, or sends `resync` then `init`.
+         */
+        get: operations["realtimeEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/relations": {
         parameters: {
             query?: never;
@@ -8541,6 +8561,42 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["ContentTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    realtimeEvents: {
+        parameters: {
+            query: {
+                collection: string;
+                event?: "create" | "update" | "delete";
+                /** @description Only this primary key */
+                item?: string;
+                /** @description The query (fields, filter, sort, limit, search, deep, alias) as JSON */
+                query?: string;
+                /** @description Resume after this event id (as Last-Event-ID) */
+                since?: string;
+            };
+            header?: {
+                "Last-Event-ID"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["ServiceUnavailable"];
         };
