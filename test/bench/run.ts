@@ -18,6 +18,10 @@
  * Rows n and o (notifications sent/s by 1 and 2 notify worker processes vs as many nodemailer processes, test/bench/notify.ts) run on
  * their own database with a local smtp-server: `BENCH_SCENARIOS=n,o npm run bench`; BENCH_NOTIFY_MESSAGES (2000).
  *
+ * Rows w, x and y (10,000 idle WebSocket subscribers; one event to 1,000 subscribers; 500 writes/s with 1,000
+ * subscribers vs none, test/bench/realtime.ts) run on their own database and service: `BENCH_SCENARIOS=w,x,y npm run
+ * bench` or `npm run bench:realtime` (BENCH_RT_* knobs there).
+ *
  * Rows: b and q are the same filter + sort list, b before the extra indexes exist, q after; t, u, v repeat a, c, f
  * at 50 connections (p99 under load); r is a batch create of 100 posts, s an update of one; writes run last.
  * The table also reports the RSS of both server processes (idle after start, idle after the run, peak).
@@ -39,6 +43,7 @@ import { ASSET_SCENARIO_KEYS, runAssetBench } from './assets.ts';
 import { runUploadMemoryBench } from './upload-memory.ts';
 import { runVersionBench, VERSION_SCENARIO_KEYS } from './versions.ts';
 import { NOTIFY_SCENARIO_KEYS, runNotifyBench } from './notify.ts';
+import { REALTIME_SCENARIO_KEYS, runRealtimeBench } from './realtime.ts';
 import { withDatabase, fmt } from './shared.ts';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -374,8 +379,10 @@ async function main() {
   const versionKeys = settings.only.length ? settings.only.filter(isVersionKey) : [...VERSION_SCENARIO_KEYS];
   const isNotifyKey = (k: string) => (NOTIFY_SCENARIO_KEYS as readonly string[]).includes(k);
   const notifyKeys = settings.only.length ? settings.only.filter(isNotifyKey) : [...NOTIFY_SCENARIO_KEYS];
+  const isRealtimeKey = (k: string) => (REALTIME_SCENARIO_KEYS as readonly string[]).includes(k);
+  const realtimeKeys = settings.only.length ? settings.only.filter(isRealtimeKey) : [...REALTIME_SCENARIO_KEYS];
   const only = settings.only.filter((k) => k !== 'k');
-  if (settings.only.length && only.every((k) => isAssetKey(k) || isVersionKey(k) || isNotifyKey(k))) {
+  if (settings.only.length && only.every((k) => isAssetKey(k) || isVersionKey(k) || isNotifyKey(k) || isRealtimeKey(k))) {
     if (assetKeys.length) await runAssets();
   } else {
     await mainItems();
@@ -383,6 +390,7 @@ async function main() {
   }
   if (versionKeys.length) await runVersionBench(versionKeys, settings);
   if (notifyKeys.length) await runNotifyBench(notifyKeys, settings);
+  if (realtimeKeys.length) await runRealtimeBench(realtimeKeys, settings);
   if (memory) await runUploadMemoryBench(settings.adminUrl);
 }
 
