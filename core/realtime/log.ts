@@ -26,14 +26,17 @@ export interface Retention {
 
 export class MemoryChangeLog implements ChangeLog {
   readonly shared = false;
-  readonly #entries: Change[] = [];
+  /** Kept changes from `#start` on (the ones before it were dropped; the array is compacted now and then, not on
+   * every drop, so a full log costs no copy per append). */
+  #entries: Change[] = [];
+  #times: number[] = [];
+  #start = 0;
   /** Changes at or before this id are not known: the log's start (nothing before this process), then the last
    * dropped entry. */
   #floor: string;
   #lastMs: number;
   #seq = 0;
   readonly #listeners: ((changes: Change[]) => void)[] = [];
-  readonly #times: number[] = [];
 
   constructor(private readonly retention: Retention) {
     this.#lastMs = Date.now();
@@ -63,19 +66,24 @@ export class MemoryChangeLog implements ChangeLog {
   }
 
   #trim(now: number): void {
-    let drop = Math.max(0, this.#entries.length - this.retention.events);
-    while (drop < this.#times.length && now - this.#times[drop] > this.retention.ms) drop++;
-    if (drop === 0) return;
-    this.#floor = this.#entries[drop - 1].id;
-    this.#entries.splice(0, drop);
-    this.#times.splice(0, drop);
+    const end = this.#entries.length;
+    let start = Math.max(this.#start, end - this.retention.events);
+    while (start < end && now - this.#times[start] > this.retention.ms) start++;
+    if (start === this.#start) return;
+    this.#floor = this.#entries[start - 1].id;
+    this.#start = start;
+    if (start > 1024 && start * 2 > end) {
+      this.#entries = this.#entries.slice(start);
+      this.#times = this.#times.slice(start);
+      this.#start = 0;
+    }
   }
 
   async since(id: string): Promise<Change[] | null> {
     this.#trim(Date.now());
     if (compareIds(id, this.#floor) < 0 || compareIds(id, await this.head()) > 0) return null;
     // Entries are in id order: binary search for the first one after `id`.
-    let lo = 0;
+    let lo = this.#start;
     let hi = this.#entries.length;
     while (lo < hi) {
       const mid = (lo + hi) >> 1;
@@ -86,7 +94,7 @@ export class MemoryChangeLog implements ChangeLog {
   }
 
   async head(): Promise<string> {
-    return this.#entries.at(-1)?.id ?? this.#floor;
+    return this.#entries.length > this.#start ? this.#entries[this.#entries.length - 1].id : this.#floor;
   }
 
   listen(listener: (changes: Change[]) => void): void {
