@@ -55,6 +55,8 @@ const SEEN_MAX = 50_000;
 const DEDUP_MAX = 20_000;
 /** The most changes fanned out together (one read per group for all of them). */
 const MAX_BATCH = 500;
+/** Subscribers served between two yields to the event loop during a fan-out. */
+const YIELD_EVERY = 200;
 
 /** `data` of a delete holds the keys the group may have been sent; `all` every deleted key (for a subscription
  * that resumed, whose earlier rows the group cannot know). */
@@ -526,9 +528,12 @@ export class RealtimeHub {
 
   async #fanOut(group: Group, changes: Change[]): Promise<void> {
     const messages = merge(await this.#messages(group, changes));
+    let sent = 0;
     for (const sub of [...group.members]) {
       if (!sub.client.accountability) continue;
       for (const m of messages) sub.deliver(m);
+      // A large group yields now and then, so requests waiting on the same event loop are not held up by it.
+      if (++sent % YIELD_EVERY === 0) await new Promise<void>((resolve) => setImmediate(resolve));
     }
   }
 
