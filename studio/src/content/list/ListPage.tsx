@@ -176,11 +176,16 @@ function ListView({ schema, collection, presets, presetsError, retryPresets, boo
     placeholderData: keepPreviousData,
   });
 
-  // Live: the same rows as the list (fields, filter, search; not the page: any change may move the page's rows).
+  // Live: the same rows as the list, page included: creates and updates of any matching row arrive whatever the
+  // page, and the server sends a delete only to a subscription that was sent the row, so the subscription's first
+  // answer must hold the rows this page shows (docs/realtime.md > Permissions).
   // (useLive compares specs as JSON: a new object per render is the same subscription.)
   const liveSpec = {
     collection: name,
-    query: { fields: query.fields, ...(query.filter ? { filter: query.filter } : {}), ...(query.search ? { search: query.search } : {}) },
+    query: {
+      fields: query.fields, ...(query.filter ? { filter: query.filter } : {}), ...(query.search ? { search: query.search } : {}),
+      ...(query.sort ? { sort: query.sort } : {}), limit: query.limit, page: query.page,
+    },
   };
   // The query a live change is reading again: its fetch is not shown as busy.
   const [quietKey, setQuietKey] = useState<string | null>(null);
