@@ -252,7 +252,6 @@ export class RealtimeHub {
     const ctx = await this.#ctx(accountability, collection);
     const query = this.#parse(ctx, collection, req.query, req.item);
     await this.#authorize(ctx, collection);
-    // Reading once with the caller's query validates fields, filters and paths before anything is registered.
     const sub = new Subscription(client, uid, collection, query, (req.event ?? undefined) as ChangeAction | undefined);
     sub.group = await this.#groupFor(ctx, collection, query);
     subs.get(slot) && this.#remove(subs.get(slot)!);
@@ -265,6 +264,9 @@ export class RealtimeHub {
       if (since && missed) {
         sub.cursor = since;
         sub.resumed = true;
+        // The query is checked by a read as an init would (fields, filters, paths the caller may not use are refused
+        // now, not at the first change).
+        await this.#read(ctx, sub.group, { ...query, limit: 1, offset: undefined, page: undefined });
         await this.#replay(sub, missed);
       } else {
         if (since) client.send({ type: 'subscription', event: 'resync', uid });

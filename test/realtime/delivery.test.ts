@@ -77,6 +77,10 @@ describe('resume', () => {
     const { c, first } = await tagsClient('f', { since: `${Date.now() + 3_600_000}-1` });
     expect(first).toMatchObject({ event: 'resync' });
     expect(await c.subscribe({ collection: 'tags', uid: 'm', since: 'yesterday' })).toMatchObject({ type: 'subscribe', status: 'error', error: { code: 'INVALID_PAYLOAD' } });
+    // A resuming subscription's query is checked as an init's would be, though it reads no init.
+    const head = await t.services.changes.head();
+    expect(await c.subscribe({ collection: 'tags', uid: 'q', since: head, query: { filter: { nope: { _eq: 1 } } } }))
+      .toMatchObject({ type: 'subscribe', status: 'error', uid: 'q' });
     c.close();
   });
 });
