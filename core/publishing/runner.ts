@@ -177,6 +177,7 @@ export function startPublishSchedules(services: SchedulerServices, intervalMs: n
   const log = services.config.logLevel !== 'silent';
 
   const scan = async (): Promise<void> => {
+    const started = Date.now();
     try {
       const { done, failed, retried } = await runDueSchedules(services);
       if ((done.length || failed.length || retried.length) && log) {
@@ -189,8 +190,10 @@ export function startPublishSchedules(services: SchedulerServices, intervalMs: n
     try {
       const next = await nextDue(services.database.db);
       const wait = next ? next.getTime() - Date.now() : Infinity;
-      // A row due already was skipped this scan (another process holds it, or it is to be retried): the interval.
       if (wait > 0) delay = Math.min(wait, intervalMs);
+      // Due since this scan began (a slow scan, a loaded machine): at once. A row due before it began was skipped by
+      // it (another process holds it, or it is to be retried): the interval.
+      else if (next && next.getTime() > started) delay = 0;
     } catch {
       // The database is away: try again after the interval.
     }
