@@ -52,6 +52,18 @@ export function compileFilter(b: SqlBuilder, alias: string, node: FilterNode): s
   }
 }
 
+/** `search`: ILIKE '%text%' on every searchable text field, equality on numeric / uuid fields, OR'ed.
+ *
+ * Without the collection's trigram index no plan can look the matches up, and which scan Postgres picks rests on
+ * its estimate of how many rows match — for `ILIKE '%word%'` a guess from ANALYZE's sample of the column (a word
+ * in 0.25 % of rows is mostly absent from the 100-entry histogram of the default statistics target, so the
+ * estimate is the 0.01 % floor): with `order by <pk> limit 25` it then scans the whole table and sorts (a word in
+ * 1 % of rows: ~200 ms on 100k rows) instead of walking the key and stopping at the 25th hit (~5 ms). There, the
+ * OR is wrapped in `coalesce(..., false)`: the same rows (NULL and false both fail a WHERE), but an expression
+ * the planner has no statistics for, so it takes its default selectivity (0.5) and walks the key (or the sort's
+ * index) whatever the sample held. A word that is rare or absent then reads the whole table along the key,
+ * about what the parallel scan costs in CPU (test/query/search-plan.test.ts, docs/benchmarks.md). With the
+ * trigram index the bare OR is kept, so the planner can match the index (and a BitmapOr with a key equality). */
 export function compileSearch(b: SqlBuilder, alias: string, search: SearchPlan): string {
   if (search.fields.length === 0) return 'false';
   const like = `%${likeEscape(search.text)}%`;
@@ -64,7 +76,7 @@ export function compileSearch(b: SqlBuilder, alias: string, search: SearchPlan):
     if (NUMERIC_TYPES.has(f.type)) return `${col(alias, f)} = ${b.param(search.text, castOf(f))}`;
     return `${col(alias, f)} = ${b.param(search.text, 'uuid')}`;
   });
-  return `(${parts.join(' or ')})`;
+  return search.indexed ? `(${parts.join(' or ')})` : `coalesce(${parts.join(' or ')}, false)`;
 }
 
 /** `where ...` for a filter and search, or an empty string. */

@@ -44,6 +44,9 @@ export interface SortPlan {
 export interface SearchPlan {
   text: string;
   fields: FieldOverview[];
+  /** The collection has its trigram search index (`meta.search_index`): the predicate is left for the planner to
+   * match against it (core/query/compile-filter.ts compileSearch). */
+  indexed: boolean;
 }
 
 export type FieldPlan =

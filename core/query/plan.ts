@@ -264,7 +264,7 @@ function planSearch(ctx: PlanContext, collection: CollectionOverview, text: stri
     if (f.type === 'uuid') return uuid;
     return false;
   });
-  return { text: text.trim(), fields };
+  return { text: text.trim(), fields, indexed: collection.searchIndex === true };
 }
 
 function planSortTarget(ctx: PlanContext, collection: CollectionOverview, path: string): SortTarget {

@@ -36,6 +36,9 @@ const WORDS = [
 
 /** Appears in about 1 % of titles and nowhere else: the `search` scenario has hits but must scan for them. */
 export const SEARCH_WORD = 'zephyr';
+/** Added by withSearchWords (run.ts seeding): about 0.25 % of titles, and about 0.01 % of bodies. */
+export const UNCOMMON_SEARCH_WORD = 'narwhal';
+export const RARE_SEARCH_WORD = 'quokka';
 
 const FIRST = ['Ada', 'Alan', 'Barbara', 'Claude', 'Dennis', 'Edsger', 'Frances', 'Grace', 'Hedy', 'Ivan', 'Joan',
   'Ken', 'Linus', 'Margaret', 'Niklaus', 'Ole', 'Radia', 'Shafi', 'Tim', 'Whitfield'] as const;
@@ -92,4 +95,12 @@ export function makePost(rng: Rng, authorIds: readonly number[]): PostInput {
     published_on: publishedOn,
     author: pick(rng, authorIds),
   };
+}
+
+/** Puts UNCOMMON_SEARCH_WORD into about 0.25 % of titles and RARE_SEARCH_WORD into about 0.01 % of bodies, drawing
+ * from its own generator, so the posts makePost yields stay those of earlier runs. */
+export function withSearchWords(post: PostInput, rng: Rng): PostInput {
+  const title = rng() < 0.0025 ? `${post.title} ${UNCOMMON_SEARCH_WORD}` : post.title;
+  const body = rng() < 0.0001 ? `${post.body} A ${RARE_SEARCH_WORD} appears.` : post.body;
+  return { ...post, title, body };
 }

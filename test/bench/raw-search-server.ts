@@ -1,6 +1,8 @@
 /** Raw reference for the search bench (test/bench/search.ts): Hono + a pg Pool, one hand-written statement for
- * GET /items/posts?search=...&limit=n, the same predicate as the service's (ILIKE on every text column, OR'ed)
- * and the same row order (none asked: the primary key, as the service's default). No auth, schema or permissions.
+ * GET /items/posts?search=...&limit=n: ILIKE on every text column, OR'ed, as a hand-written query would put it (the
+ * service's predicate with the collection's search index; without it the service wraps the OR in coalesce(..., false),
+ * core/query/compile-filter.ts), and the same row order (none asked: the primary key, as the service's default).
+ * No auth, schema or permissions.
  * Unnamed, as the service's search: a named statement goes generic after five runs, and the generic plan walks
  * the primary key for a rare word instead of using the trigram index (seconds instead of milliseconds).
  *

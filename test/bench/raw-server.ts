@@ -34,7 +34,9 @@ export const SQL = {
     text: 'select status, count(*)::int as count from posts group by status',
   },
   // Unnamed, as the service runs searches: planned for the pattern at hand (a generic plan of a named statement
-  // cannot tell a rare word from a common one).
+  // cannot tell a rare word from a common one). The plain ILIKE a hand-written query would use: its plan rests on
+  // ANALYZE's sample (the service's coalesce(..., false) form does not; docs/benchmarks.md > Search at the default
+  // statistics).
   search: {
     text: `select ${POST_COLUMNS} from posts
       where title ilike $1 or body ilike $1 or status ilike $1 order by id limit $2`,

@@ -171,7 +171,7 @@ async function main(): Promise<void> {
       '',
       `GET /items/posts?search=<word>&limit=25 on ${fmt(rows)} posts, ${connections} connections, ${duration} s per cell after a 2 s warm-up; Postgres on this machine.`,
       `"zephyr" is in about 1 % of titles, "${RARE_WORD}" in about 0.01 % of bodies. Index "trigram": the collection's search index (GIN, pg_trgm) built through the API; "none": no index (a rare word then reads the whole table, so that cell is one request per server).`,
-      'Both servers plan each search for its pattern (unnamed statements); the service sends the same predicate as the raw SQL.',
+      'Both servers plan each search for its pattern (unnamed statements). With the index the service sends the same predicate as the raw SQL; without it, the same OR in `coalesce(..., false)`, which walks the primary key whatever ANALYZE sampled (core/query/compile-filter.ts).',
       '',
       '| index | word | service req/s | service p99 ms | raw req/s | raw p99 ms | ratio |',
       '|---|---|---:|---:|---:|---:|---:|',

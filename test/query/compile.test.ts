@@ -139,18 +139,28 @@ const CASES: Case[] = [
     params: ['published', 'x', 'x'],
   },
   {
-    name: 'search and meta: unnamed statement, wire values, counts as extra columns',
+    name: 'search and meta: unnamed statement, wire values, counts as extra columns; no search index: the OR in coalesce()',
     query: { fields: ['id', 'published_on', 'views', 'price'], meta: ['total_count', 'filter_count'], search: 'x' },
     sql: sql(
       `select coalesce(json_agg(r), '[]'::json)::text as data,`,
       `(select count(*) from "posts" as t1)::int8 as total_count,`,
-      `(select count(*) from "posts" as t2 where (t2."title" ilike $2 or t2."body" ilike $2 or t2."status" ilike $2))::int8 as filter_count`,
+      `(select count(*) from "posts" as t2 where coalesce(t2."title" ilike $2 or t2."body" ilike $2 or t2."status" ilike $2, false))::int8 as filter_count`,
       `from (select t0."id" as "id", to_char(t0."published_on" at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as "published_on",`,
       `t0."views"::text as "views", t0."price"::text as "price"`,
       `from (select t0."id", t0."published_on", t0."views", t0."price" from "posts" as t0`,
-      `where (t0."title" ilike $1 or t0."body" ilike $1 or t0."status" ilike $1) order by t0."id" asc limit 100) as t0) as r`,
+      `where coalesce(t0."title" ilike $1 or t0."body" ilike $1 or t0."status" ilike $1, false) order by t0."id" asc limit 100) as t0) as r`,
     ),
     params: ['%x%', '%x%'],
+  },
+  {
+    name: 'search on a collection with its trigram search index: the bare OR, which the index can serve',
+    collection: 'block_text',
+    query: { fields: ['id'], search: 'x' },
+    sql: sql(
+      `select coalesce(json_agg(r), '[]'::json)::text as data from (select t0."id" as "id"`,
+      `from (select t0."id" from "block_text" as t0 where (t0."text" ilike $1) order by t0."id" asc limit 100) as t0) as r`,
+    ),
+    params: ['%x%'],
   },
   {
     name: 'A2O filter: the discriminator and an exists per branch',

@@ -9,7 +9,7 @@
  *   posts_tags id, posts_id (M2O -> posts, one_field "tags"), tags_id (M2O -> tags)
  *   pages      id, title (sort field "title")
  *   pages_blocks id, page (M2O -> pages), collection, item (A2O -> block_hero | block_text)
- *   block_hero id, headline        block_text id, text
+ *   block_hero id, headline        block_text id, text (with its trigram search index)
  */
 import type { Accountability } from '../../core/access/accountability.ts';
 import type { PermissionSet, ResolvedPermission } from '../../core/access/permissions.ts';
@@ -40,11 +40,11 @@ const text = (name: string): FieldOverview => field(name, 'text', 'text');
 const int = (name: string): FieldOverview => field(name, 'integer', 'int4');
 const alias = (name: string, special: string): FieldOverview => field(name, 'alias', null, { special: [special] });
 
-function collection(name: string, fields: FieldOverview[], opts: { sortField?: string } = {}): CollectionOverview {
+function collection(name: string, fields: FieldOverview[], opts: { sortField?: string; searchIndex?: boolean } = {}): CollectionOverview {
   const primary = fields.find((f) => f.isPrimaryKey)?.field ?? null;
   return {
     collection: name, primary, singleton: false, folder: false, system: name.startsWith('svc_'), accountability: 'all',
-    sortField: opts.sortField ?? null, searchIndex: false, fields: Object.fromEntries(fields.map((f) => [f.field, f])),
+    sortField: opts.sortField ?? null, searchIndex: opts.searchIndex ?? false, fields: Object.fromEntries(fields.map((f) => [f.field, f])),
   };
 }
 
@@ -87,7 +87,7 @@ export function buildSchema(): SchemaOverview {
     collection('pages', [id(), str('title')], { sortField: 'title' }),
     collection('pages_blocks', [id(), int('page'), str('collection'), str('item')]),
     collection('block_hero', [id(), str('headline')]),
-    collection('block_text', [id(), text('text')]),
+    collection('block_text', [id(), text('text')], { searchIndex: true }),
   ];
   return {
     version: 'fixture',

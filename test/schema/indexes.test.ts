@@ -132,7 +132,7 @@ describe('search index (meta.search_index)', () => {
     const books = schema.collections.books;
     const fields = Object.values(books.fields).filter((f) => ['isbn', 'title', 'blurb', 'code', 'sku'].includes(f.field));
     const b = new SqlBuilder();
-    const where = compileSearch(b, 't0', { text: 'zephyr', fields });
+    const where = compileSearch(b, 't0', { text: 'zephyr', fields, indexed: books.searchIndex === true });
     const db = t.services.database.db;
     const plan = await db.transaction().execute(async (trx) => {
       await run(trx, 'set local enable_seqscan = off');
