@@ -99,15 +99,16 @@ export class SocketConnection implements RealtimeClient, Connection {
     const mode = this.services.config.realtime.authMode;
     try {
       const next = await accountabilityOf(this.services, held?.token ?? null, this.meta);
-      this.accountability = next;
-      await this.hub.regroup(this);
+      await this.hub.regroup(this, next, () => { this.accountability = next; });
     } catch (err) {
       this.#lose(held ? 'AUTH_FAILED' : 'AUTH_FAILED', (err as Error).message);
       if (mode === 'public') {
         // Back to the Public role, as a connection that never authenticated.
-        this.#held = null;
-        this.accountability = await accountabilityOf(this.services, null, this.meta).catch(() => null);
-        await this.hub.regroup(this);
+        const anonymous = await accountabilityOf(this.services, null, this.meta).catch(() => null);
+        await this.hub.regroup(this, anonymous, () => {
+          this.#held = null;
+          this.accountability = anonymous;
+        });
       }
     }
   }
@@ -181,8 +182,8 @@ export class SocketConnection implements RealtimeClient, Connection {
         if (!token) throw new ForbiddenError();
         const accountability = await accountabilityOf(this.services, token, this.meta);
         const changed = !this.accountability || this.#held?.token !== token;
-        this.#accept(accountability, describe(token));
-        if (changed) await this.hub.regroup(this);
+        if (changed) await this.hub.regroup(this, accountability, () => this.#accept(accountability, describe(token)));
+        else this.#accept(accountability, describe(token));
       } catch (err) {
         this.send({ type: 'auth', status: 'error', error: { code: 'AUTH_FAILED', message: errorBody(err).message }, ...(uid !== undefined ? { uid } : {}) });
         return;
@@ -222,8 +223,7 @@ export class SocketConnection implements RealtimeClient, Connection {
     try {
       const { token, refreshToken } = await signIn(this.services, message, this.meta);
       const accountability = await accountabilityOf(this.services, token, this.meta);
-      this.#accept(accountability, describe(token));
-      await this.hub.regroup(this);
+      await this.hub.regroup(this, accountability, () => this.#accept(accountability, describe(token)));
       this.send({ type: 'auth', status: 'ok', ...(refreshToken ? { refresh_token: refreshToken } : {}), ...(uid !== undefined ? { uid } : {}) });
     } catch (err) {
       const body = errorBody(err);

@@ -82,10 +82,10 @@ class SseConnection implements RealtimeClient, Connection {
     if (sessionsOnly && (!this.held || !this.held.sessionBound)) return;
     const services = this.c.get('services');
     try {
-      this.accountability = await accountabilityOf(services, this.held?.token ?? null, {
+      const next = await accountabilityOf(services, this.held?.token ?? null, {
         ip: clientIp(this.c), userAgent: this.c.req.header('user-agent') ?? null, origin: this.c.req.header('origin') ?? null,
       });
-      await realtime(services).hub.regroup(this);
+      await realtime(services).hub.regroup(this, next, () => { this.accountability = next; });
     } catch (err) {
       this.send({ type: 'auth', status: 'error', error: { code: 'AUTH_FAILED', message: (err as Error).message } });
       this.close(1008, 'credential no longer valid');

@@ -307,25 +307,38 @@ export class RealtimeHub {
   /** After the connection's accountability changed (a re-authentication, a role or permission change): its
    * subscriptions move to the groups of the new permissions. A subscription the caller may no longer read is
    * ended with an error message. */
-  async regroup(client: RealtimeClient): Promise<void> {
+  async regroup(client: RealtimeClient, next: Accountability | null, commit: () => void): Promise<void> {
     const subs = this.#clients.get(client);
-    const accountability = client.accountability;
-    if (!subs) return;
-    for (const [slot, sub] of [...subs]) {
+    // The new groups are found first; then, with no await in between, the connection takes its new accountability
+    // (`commit`) and its subscriptions move: a fan-out never sees the new caller in an old group (rows of the old
+    // permissions) nor the old caller in a new one.
+    const plans: { slot: string; sub: Subscription; group: Group | null; error: unknown }[] = [];
+    for (const [slot, sub] of [...(subs ?? [])]) {
       try {
-        if (!accountability) throw new ForbiddenError();
-        const ctx = await this.#ctx(accountability, sub.collection);
+        if (!next) throw new ForbiddenError();
+        const ctx = await this.#ctx(next, sub.collection);
         await this.#authorize(ctx, sub.collection);
-        const group = await this.#groupFor(ctx, sub.collection, sub.query);
-        if (group === sub.group) continue;
-        this.#remove(sub);
-        sub.group = group;
-        group.members.add(sub);
+        plans.push({ slot, sub, group: await this.#groupFor(ctx, sub.collection, sub.query), error: null });
       } catch (err) {
-        this.#remove(sub);
-        subs.delete(slot);
-        client.send({ type: 'subscription', event: 'error', uid: sub.uid, error: errorBody(err) });
+        plans.push({ slot, sub, group: null, error: err });
       }
+    }
+    commit();
+    for (const { slot, sub, group, error } of plans) {
+      if (!group) {
+        this.#remove(sub);
+        subs?.delete(slot);
+        client.send({ type: 'subscription', event: 'error', uid: sub.uid, error: errorBody(error) });
+        continue;
+      }
+      if (group === sub.group) continue;
+      this.#remove(sub);
+      sub.group = group;
+      group.members.add(sub);
+    }
+    // A group found for a subscription that went meanwhile (closed, unsubscribed) is dropped again.
+    for (const { group } of plans) {
+      if (group && group.members.size === 0 && this.#groups.get(group.key) === group) this.#forget(group);
     }
   }
 
@@ -333,12 +346,14 @@ export class RealtimeHub {
     const group = sub.group;
     if (!group) return;
     group.members.delete(sub);
-    if (group.members.size === 0) {
-      this.#groups.delete(group.key);
-      const set = this.#byCollection.get(group.collection);
-      set?.delete(group);
-      if (set && set.size === 0) this.#byCollection.delete(group.collection);
-    }
+    if (group.members.size === 0) this.#forget(group);
+  }
+
+  #forget(group: Group): void {
+    this.#groups.delete(group.key);
+    const set = this.#byCollection.get(group.collection);
+    set?.delete(group);
+    if (set && set.size === 0) this.#byCollection.delete(group.collection);
   }
 
   async #authorize(ctx: ServiceContext, collection: string): Promise<void> {
