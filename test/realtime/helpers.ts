@@ -75,7 +75,7 @@ export class Client {
   }
 
   /** The first message (already received or still to come) after those taken before that matches. */
-  next(match: (m: Msg) => boolean, timeoutMs = 5000, what = 'a message'): Promise<Msg> {
+  next(match: (m: Msg) => boolean, timeoutMs = 15_000, what = 'a message'): Promise<Msg> {
     const found = this.messages.findIndex((m, i) => i >= this.#read && match(m));
     if (found >= 0) {
       this.#read = found + 1;
@@ -89,7 +89,7 @@ export class Client {
 
   /** Sends and waits for the reply of the same type (and uid). */
   async call(m: Msg, type = String(m.type)): Promise<Msg> {
-    const reply = this.next((r) => r.type === type && (m.uid === undefined || r.uid === m.uid), 5000, `${type} reply`);
+    const reply = this.next((r) => r.type === type && (m.uid === undefined || r.uid === m.uid), 15_000, `${type} reply`);
     this.send(m);
     return reply;
   }
@@ -100,7 +100,7 @@ export class Client {
 
   /** Subscribes and returns the init (or the first) answer. */
   async subscribe(m: Msg): Promise<Msg> {
-    const reply = this.next((r) => r.uid === m.uid && (r.type === 'subscription' || r.type === 'subscribe'), 5000, `subscription ${m.uid}`);
+    const reply = this.next((r) => r.uid === m.uid && (r.type === 'subscription' || r.type === 'subscribe'), 15_000, `subscription ${m.uid}`);
     this.send({ type: 'subscribe', ...m });
     return reply;
   }
