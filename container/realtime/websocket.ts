@@ -37,7 +37,6 @@ export class SocketConnection implements RealtimeClient, Connection {
 
   constructor(private readonly ws: WebSocket, private readonly services: Services, private readonly hub: RealtimeHub,
     private readonly meta: RequestMeta, initial: { accountability: Accountability; held: Held | null } | null, public readonly onClose: () => void) {
-    const cfg = services.config.realtime;
     if (initial) this.#accept(initial.accountability, initial.held);
     else this.#awaitAuth();
     ws.on('message', (data, isBinary) => {
@@ -51,12 +50,6 @@ export class SocketConnection implements RealtimeClient, Connection {
     ws.on('pong', () => { this.#lastSeen = Date.now(); });
     ws.on('close', () => this.#cleanup());
     ws.on('error', () => this.#cleanup());
-    void cfg;
-  }
-
-  /** Public mode: the Public role until an `auth` message. */
-  static initialFor(services: Services): boolean {
-    return services.config.realtime.authMode === 'public';
   }
 
   get held(): Held | null {
@@ -101,7 +94,7 @@ export class SocketConnection implements RealtimeClient, Connection {
       const next = await accountabilityOf(this.services, held?.token ?? null, this.meta);
       await this.hub.regroup(this, next, () => { this.accountability = next; });
     } catch (err) {
-      this.#lose(held ? 'AUTH_FAILED' : 'AUTH_FAILED', (err as Error).message);
+      this.#lose('AUTH_FAILED', (err as Error).message);
       if (mode === 'public') {
         // Back to the Public role, as a connection that never authenticated.
         const anonymous = await accountabilityOf(this.services, null, this.meta).catch(() => null);

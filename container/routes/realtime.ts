@@ -8,12 +8,10 @@ import { streamSSE, type SSEStreamingApi } from 'hono/streaming';
 import type { Accountability } from '../../core/access/accountability.ts';
 import { InvalidQueryError, RouteNotFoundError } from '../../core/errors.ts';
 import type { RealtimeClient } from '../../core/realtime/hub.ts';
-import { bearerToken } from '../../functions/http/authenticate.ts';
+import { requestCredential } from '../../functions/http/authenticate.ts';
 import { clientIp } from '../../functions/http/client-ip.ts';
 import type { AppEnv } from '../../functions/http/env.ts';
 import { parseQueryString } from '../../functions/http/query-string.ts';
-import { getCookie } from 'hono/cookie';
-import { SESSION_TOKEN_COOKIE } from '../../core/auth/cookies.ts';
 import { accountabilityOf, describe, type Held } from '../realtime/credential.ts';
 import { realtime, type Connection } from '../realtime/instance.ts';
 
@@ -108,18 +106,13 @@ function jsonQuery(text: string): unknown {
   }
 }
 
-function tokenOf(c: Context<AppEnv>): string | null {
-  return bearerToken(c.req.header('authorization')) || c.req.query('access_token')
-    || (c.req.header('cookie') ? getCookie(c, SESSION_TOKEN_COOKIE) : undefined) || null;
-}
-
 export function mountRealtimeRoutes(app: Hono<AppEnv>): void {
   app.get('/realtime', async (c) => {
     const services = c.get('services');
     const config = services.config.realtime;
     if (!config.enabled) throw new RouteNotFoundError('/realtime');
     const raw = parseQueryString(c);
-    const token = tokenOf(c);
+    const token = requestCredential(c);
     const conn = new SseConnection(c.get('accountability'), token ? describe(token) : null, c, config.maxBufferBytes);
     const rt = realtime(services);
     const lastEventId = c.req.header('last-event-id');

@@ -27,12 +27,17 @@ export function carriesToken(c: Context): boolean {
   return !!c.req.header('cookie') && !!getCookie(c, SESSION_TOKEN_COOKIE);
 }
 
-export const authenticateRequest: MiddlewareHandler<AppEnv> = async (c, next) => {
-  const services = c.get('services');
-  const token = bearerToken(c.req.header('authorization'))
+/** The request's credential, first match wins: `Authorization: Bearer`, `access_token`, the session cookie. */
+export function requestCredential(c: Context): string | null {
+  return bearerToken(c.req.header('authorization'))
     || c.req.query('access_token')
     || (c.req.header('cookie') ? getCookie(c, SESSION_TOKEN_COOKIE) : undefined)
     || null;
+}
+
+export const authenticateRequest: MiddlewareHandler<AppEnv> = async (c, next) => {
+  const services = c.get('services');
+  const token = requestCredential(c);
   const schema = await services.schema.get();
   c.set('schema', schema);
   const accountability = await authenticate(services, token, {
