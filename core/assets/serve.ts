@@ -125,7 +125,9 @@ async function serveTransformed(services: ConfigPort, driver: StorageDriver, fil
   let cached = await driver.stat(key);
   if (!current(cached, file)) {
     const files = services.config.files;
-    await singleFlight(`${file.storage}\u0000${key}`, () => renderTransform({
+    // A request that saw no output may reach the flight just after another finished rendering it: the flight
+    // looks again before it renders, so a cold miss never renders twice in a process.
+    await singleFlight(`${file.storage}\u0000${key}`, async () => current(await driver.stat(key), file) ? undefined : renderTransform({
       // A missing original is NOT_FOUND from the driver.
       open: () => driver.read(file.filename_disk!),
       plan,

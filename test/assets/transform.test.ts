@@ -175,6 +175,18 @@ describe('the storage cache', () => {
     expect((await get(t, `/assets/${png.id}?width=20`, { token: null })).status).toBe(403);
   });
 
+  it('a cold miss renders once: requests arriving while it renders, and just after, all get the one output', async () => {
+    // Every render writes the output anew (a new mtime, so a new ETag); staggered requests cover the window in
+    // which a request saw no output but reaches the render after the first one has finished.
+    const f = await addFile(t, { bytes: await halves(1600, 1200, 'jpeg'), type: 'image/jpeg' });
+    for (const width of [333, 334, 335, 336, 337]) {
+      const path = `/assets/${f.id}?width=${width}&quality=71`;
+      const answers = await Promise.all(Array.from({ length: 60 }, (_, i) => new Promise((r) => setTimeout(r, i)).then(() => get(t, path))));
+      expect(answers.map((a) => a.status)).toEqual(answers.map(() => 200));
+      expect(new Set(answers.map((a) => a.headers.get('etag'))).size, `width ${width}`).toBe(1);
+    }
+  });
+
   it('a replaced original makes older cached outputs stale', async () => {
     const f = await addFile(t, { bytes: await halves(200, 100), type: 'image/png' });
     const first = await image(`/assets/${f.id}?width=20&format=png`);
