@@ -57,6 +57,14 @@ export const SQL = {
     text: `insert into posts (title, body, status, views, published_on, author)
       select * from unnest($1::text[], $2::text[], $3::text[], $4::int4[], $5::timestamptz[], $6::int4[]) returning id`,
   },
+  /** Row z: the post and its comments as the service writes them (the comments' post set to the new key), one
+   * statement. */
+  insertNested: {
+    name: 'bench_insert_nested',
+    text: `with p as (insert into posts (title, body, status, views, published_on, author) values ($1, $2, $3, $4, $5, $6) returning id),
+      c as (insert into comments (post, body) select p.id, b from p, unnest($7::text[]) as b)
+      select id from p`,
+  },
   update: {
     name: 'bench_update',
     text: 'update posts set title = $1, views = $2 where id = $3 returning id',
@@ -124,6 +132,14 @@ app.post('/items/posts', async (c) => {
       values: [column('title'), column('body'), column('status'), column('views'), column('published_on'), column('author')],
     });
     return c.json({ data: rows.map((r: { id: number }) => r.id) });
+  }
+  if (Array.isArray(body.comments)) {
+    const { rows } = await pool.query({
+      ...SQL.insertNested,
+      values: [body.title ?? null, body.body ?? null, body.status ?? null, body.views ?? null, body.published_on ?? null, body.author ?? null,
+        (body.comments as { body?: string }[]).map((c) => c.body ?? null)],
+    });
+    return c.json({ data: rows[0].id });
   }
   const { rows } = await pool.query({
     ...SQL.insert,

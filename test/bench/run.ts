@@ -26,7 +26,9 @@
  * default statistics (`BENCH_SCENARIOS=e,e2,e3 npm run bench`; docs/benchmarks.md > Search at the default statistics).
  *
  * Rows: b and q are the same filter + sort list, b before the extra indexes exist, q after; t, u, v repeat a, c, f
- * at 50 connections (p99 under load); r is a batch create of 100 posts, s an update of one; writes run last.
+ * at 50 connections (p99 under load); r is a batch create of 100 posts, s an update of one, z a post with 3 O2M
+ * comments in one payload (against one raw statement doing the same inserts); writes run last. Row pl times the API
+ * part of the Studio's page loads on the 100k posts (test/bench/page-load.ts), after the reads.
  * The table also reports the RSS of both server processes (idle after start, idle after the run, peak).
  *
  * Other knobs: BENCH_DURATION / BENCH_WARMUP (seconds per scenario and server), BENCH_POSTS, BENCH_DB_NAME
@@ -48,6 +50,7 @@ import { runVersionBench, VERSION_SCENARIO_KEYS } from './versions.ts';
 import { NOTIFY_SCENARIO_KEYS, runNotifyBench } from './notify.ts';
 import { REALTIME_SCENARIO_KEYS, runRealtimeBench } from './realtime.ts';
 import { withDatabase, fmt } from './shared.ts';
+import { measurePageLoads, renderPageLoads, type PageLoadRow } from './page-load.ts';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '..', '..');
@@ -207,6 +210,19 @@ async function seed(api: ReturnType<typeof apiClient>): Promise<ScenarioContext>
   // Seeding dirtied a few hundred MB of pages: write them out now rather than in a checkpoint during the first rows.
   await benchQuery('checkpoint');
   return { postIds, authorIds, totalPosts: postIds.length };
+}
+
+/** Row z writes a post with its comments: the collection comments and the O2M posts.comments are created before the
+ * writes, not in the seed, so no read row (a pk read's `*` would list the comments' keys) changes with them. */
+async function addComments(api: ReturnType<typeof apiClient>): Promise<void> {
+  await api('POST', '/collections', {
+    collection: 'comments',
+    meta: { icon: 'comment' },
+    schema: { name: 'comments' },
+    fields: [pk, field('body', 'text', { interface: 'input-multiline' }), field('post', 'integer', { interface: 'select-dropdown-m2o', special: ['m2o'] })],
+  });
+  await api('POST', '/relations', { collection: 'comments', field: 'post', related_collection: 'posts', meta: { one_field: 'comments' } });
+  log('created the collection comments and the relation comments.post -> posts (O2M posts.comments) for row z');
 }
 
 /** How Postgres plans each search word on this run's statistics, for the raw server's bare `ILIKE` and for the
@@ -421,7 +437,9 @@ async function main() {
 
 async function mainItems() {
   const scenarios = settings.only.length ? SCENARIOS.filter((s) => settings.only.includes(s.key)) : SCENARIOS;
-  if (scenarios.length === 0) throw new Error(`BENCH_SCENARIOS=${settings.only.join(',')} selects no scenario (a..f, p..v)`);
+  // Row pl (test/bench/page-load.ts) runs after the indexed reads, before the writes.
+  const pageLoads = !settings.only.length || settings.only.includes('pl');
+  if (scenarios.length === 0 && !pageLoads) throw new Error(`BENCH_SCENARIOS=${settings.only.join(',')} selects no scenario (a..f, p..v, z, pl)`);
   const started: ServerProcess[] = [];
   const cleanup = async () => {
     for (const p of started.splice(0)) await p.stop().catch(() => undefined);
@@ -485,14 +503,25 @@ async function mainItems() {
     ];
     const contentNotes = new Map<string, string>();
     const rows: Row[] = [];
+    let pageLoadRows: PageLoadRow[] = [];
     let indexed = false;
     for (const phase of ['plain', 'indexed', 'write'] as const) {
       const inPhase = scenarios.filter((x) => x.phase === phase);
+      if (phase === 'write' && pageLoads) {
+        if (settings.indexes && !indexed) {
+          await createIndexes();
+          indexed = true;
+        }
+        await settle('service', service.child.pid);
+        pageLoadRows = await measurePageLoads(service.baseUrl, auth.token, ctx);
+        for (const r of pageLoadRows) log(`(pl) ${r.name}: p50 ${fmt(r.p50Ms, 1)} ms, p99 ${fmt(r.p99Ms, 1)} ms`);
+      }
       if (inPhase.length === 0) continue;
       if (phase !== 'plain' && settings.indexes && !indexed) {
         await createIndexes();
         indexed = true;
       }
+      if (phase === 'write' && inPhase.some((x) => x.key === 'z')) await addComments(apiClient(service.baseUrl, auth.token));
       await settle('service', service.child.pid);
       for (const scenario of inPhase) {
         const note = await preflight(scenario, targets, ctx);
@@ -537,12 +566,12 @@ async function mainItems() {
       loadAverageAtEnd: Number(loadavg()[0].toFixed(2)),
       searchPlans: searchPlans,
     };
-    const table = renderTable(rows);
+    const table = renderTable(rows) + (pageLoadRows.length ? `\n\n${renderPageLoads(pageLoadRows)}` : '');
     const memoryTable = renderMemory(memory);
     const notes = renderNotes(rows, meta);
     console.log(`\n${table}\n\n${memoryTable}\n\n${notes}\n`);
     writeFileSync(join(here, 'results.md'), `# Benchmark results\n\nGenerated by \`npm run bench\` (test/bench/run.ts); do not edit by hand.\n\n${table}\n\n${memoryTable}\n\n${notes}\n`);
-    writeFileSync(join(here, 'results.json'), JSON.stringify({ meta, scenarios: rows, memory }, null, 2) + '\n');
+    writeFileSync(join(here, 'results.json'), JSON.stringify({ meta, scenarios: rows, pageLoads: pageLoadRows, memory }, null, 2) + '\n');
     log('wrote test/bench/results.md and test/bench/results.json');
   } catch (err) {
     for (const p of started) console.error(`[bench] last lines of the ${p.name} log (${p.logFile}):\n${logTail(p.logFile, 20)}`);

@@ -230,6 +230,15 @@ function updateBody(rng: () => number): string {
   return JSON.stringify({ title: `Updated ${Math.floor(rng() * 1e9)}`, views: Math.floor(rng() * 100_000) });
 }
 
+/** Row z: a post and its comments (the O2M posts.comments, created before the writes) in one payload. */
+export const NESTED_CHILDREN = 3;
+
+function nestedBody(ctx: ScenarioContext): string {
+  const post = makePost(mulberry32(99), ctx.authorIds);
+  const comments = Array.from({ length: NESTED_CHILDREN }, (_, i) => ({ body: `Benchmark comment ${i} on ${post.title}` }));
+  return JSON.stringify({ ...post, title: `Benchmark nested ${post.title}`, comments });
+}
+
 function checkKey(data: unknown): void {
   if (typeof data !== 'number' || !Number.isInteger(data)) fail(`expected a primary key, got ${JSON.stringify(data)}`);
 }
@@ -273,6 +282,22 @@ SCENARIOS.push(
       data.forEach(checkKey);
       for (let i = 1; i < data.length; i++) if ((data[i] as number) <= (data[i - 1] as number)) fail('keys are not in payload order');
     },
+    comparable: false,
+  },
+  {
+    key: 'z',
+    name: `nested create: a post with ${NESTED_CHILDREN} O2M comments (one request)`,
+    method: 'POST',
+    phase: 'write',
+    path: () => '/items/posts',
+    body: nestedBody,
+    requests: (ctx, headers) => [{
+      method: 'POST',
+      path: '/items/posts',
+      headers: { ...headers, 'content-type': 'application/json' },
+      body: nestedBody(ctx),
+    }],
+    check: checkKey,
     comparable: false,
   },
   variant('a', { key: 't', name: 'get by pk, 50 connections', connections: 50 }),

@@ -81,6 +81,23 @@ describe('single-item writes', () => {
     expect(strip(await revisions(few))).toEqual(strip(await revisions(singles)));
   });
 
+  it('a new item with new O2M children: one insert for the children, each with its activity and revision', async () => {
+    const children = [{ text: 'c1', user_name: 'a' }, { text: 'c2', user_name: 'b' }, { text: 'c3', user_name: 'c' }];
+    let key = 0;
+    const written = await statementsOn(['comments'], async () => {
+      const res = await t.req('POST', '/items/posts', { title: 'with comments', comments: children });
+      expect(res.status).toBe(200);
+      key = res.body.data;
+    });
+    expect(written.filter((sql) => /insert into "comments"/.test(sql))).toHaveLength(1);
+    const rows = await q<{ id: string; text: string }>('select id, text from comments where post = $1 order by text', [key]);
+    expect(rows.map((r) => r.text)).toEqual(['c1', 'c2', 'c3']);
+    const revisions = await q<{ item: string; delta: any }>(
+      `select r.item, r.delta from svc_revisions r join svc_activity a on a.id = r.activity
+       where a.action = 'create' and r.collection = 'comments' and r.item = any($1) order by r.delta->>'text'`, [rows.map((r) => r.id)]);
+    expect(revisions.map((r) => [r.item, r.delta.text, r.delta.post])).toEqual(rows.map((r) => [r.id, r.text, key]));
+  });
+
   it('a missing key is still FORBIDDEN for update and delete', async () => {
     expect((await t.req('PATCH', '/items/posts/987654', { title: 'x' })).status).toBe(403);
     expect((await t.req('DELETE', '/items/posts/987654')).status).toBe(403);

@@ -5,7 +5,10 @@
 import { ident, run } from '../../db/database.ts';
 import { ForbiddenError, InvalidPayloadError } from '../../errors.ts';
 import type { CollectionOverview } from '../../schema/types.ts';
-import { createOne } from './create.ts';
+import { checkDepth } from './context.ts';
+import { createOne, insertPrepared, validateCreate } from './create.ts';
+import { insertBatch } from './batch.ts';
+import { isFlat } from './fast.ts';
 import { deleteMany } from './delete.ts';
 import { keyArrayCast, keyOf, primaryField, unique } from './keys.ts';
 import { isPlainObject, type PreparedPayload, type ToManyWrite } from './payload.ts';
@@ -31,6 +34,24 @@ async function nestedCreate(w: WriteContext, related: CollectionOverview, payloa
   const key = await createOne(w, related, data, depth);
   emitItems(w.service, 'create', related.collection, [key], data);
   return key;
+}
+
+/** New children of a new parent, as Directus' createMany of them: each passes its filter event and its checks
+ * first, then flat ones are one multi-row insert (a child with relations of its own is written one by one). */
+async function nestedCreateMany(w: WriteContext, related: CollectionOverview, payloads: Payload[], depth: number): Promise<PrimaryKey[]> {
+  checkDepth(w, depth);
+  const data: Payload[] = [];
+  for (const payload of payloads) data.push(await filterItems(w.service, 'create', related.collection, payload));
+  const prepared: PreparedPayload[] = [];
+  for (const item of data) prepared.push(await validateCreate(w, related, item));
+  let keys: PrimaryKey[];
+  if (prepared.every(isFlat)) keys = await insertBatch(w, related, prepared);
+  else {
+    keys = [];
+    for (const item of prepared) keys.push(await insertPrepared(w, related, item, depth));
+  }
+  keys.forEach((key, i) => emitItems(w.service, 'create', related.collection, [key], data[i]));
+  return keys;
 }
 
 async function nestedUpdate(w: WriteContext, related: CollectionOverview, keys: PrimaryKey[], payload: Payload, depth: number): Promise<PrimaryKey[]> {
@@ -124,6 +145,14 @@ export async function writeToMany(w: WriteContext, parentKey: PrimaryKey, t: ToM
     sort ? sort.apply(payload, appended, action) : Promise.resolve(payload);
 
   if (Array.isArray(value)) {
+    // A new parent's new children (objects without a key): written together.
+    if (fresh && value.length > 1 && related.collection !== SHARES
+      && value.every((item) => isPlainObject(item) && (item[related.primary!] === undefined || item[related.primary!] === null))) {
+      const payloads: Payload[] = [];
+      for (const item of value as Payload[]) payloads.push(await withSort({ ...item, [fk]: parentKey }, true, 'create'));
+      await nestedCreateMany(w, related, payloads, childDepth);
+      return;
+    }
     const saved: PrimaryKey[] = [];
     for (const item of value) {
       if (typeof item === 'string' || typeof item === 'number') {
