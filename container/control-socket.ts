@@ -14,7 +14,6 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import type { Config } from '../core/config.ts';
 import type { Database } from '../core/db/database.ts';
-import { writeBackup } from '../core/backup/create.ts';
 import type { BackupManifest } from '../core/backup/manifest.ts';
 
 export const CONTROL_SOCKET = 'control.sock';
@@ -134,6 +133,8 @@ async function removeLeftovers(dataDir: string): Promise<void> {
 async function sendBackup(host: ControlHost, socket: Socket): Promise<void> {
   const file = join(host.config.dataDir, `.backup-${randomBytes(6).toString('hex')}.tar`);
   try {
+    // The archive code (tar) loads with the first backup, not with the process.
+    const { writeBackup } = await import('../core/backup/create.ts');
     const manifest = await writeBackup({
       database: host.database, dataDir: host.config.dataDir, uploadsRoot: host.config.files.storageLocalRoot, live: true,
     }, file);

@@ -7,7 +7,6 @@ import { parse as parseCookie } from 'hono/utils/cookie';
 import type { Accountability } from '../../core/access/accountability.ts';
 import { authenticate, type RequestMeta } from '../../core/auth/authenticate.ts';
 import { SESSION_TOKEN_COOKIE } from '../../core/auth/cookies.ts';
-import { login, parseLoginInput } from '../../core/auth/login.ts';
 import { refresh } from '../../core/auth/refresh.ts';
 import { InvalidPayloadError } from '../../core/errors.ts';
 import type { Services } from '../../core/services.ts';
@@ -80,6 +79,8 @@ export async function signIn(services: Services, message: Record<string, unknown
     return { token: issued.accessToken, refreshToken: issued.refreshToken };
   }
   if (message.email !== undefined || message.password !== undefined) {
+    // Password sign-in (and its one-time-password library) loads with the first socket that signs in that way.
+    const { login, parseLoginInput } = await import('../../core/auth/login.ts');
     const input = parseLoginInput({ email: message.email, password: message.password, otp: message.otp, mode: 'json' });
     const issued = await login(services, input, meta);
     return { token: issued.accessToken, refreshToken: issued.refreshToken };

@@ -11,7 +11,6 @@ import { InvalidPayloadError } from '../errors.ts';
 import { updateItem } from '../items/write/index.ts';
 import { promoteVersion } from '../versions/promote.ts';
 import { adminUsers, stepAssignees } from './assignees.ts';
-import { prepareTemplateSend, writeTemplateSend } from '../notify/trigger.ts';
 import { notifyUsers } from './notify.ts';
 import { matchesFilter, readSubject, type Subject } from './subject.ts';
 import type { InstanceRow, InstanceStepRow, StepRow, TransitionRow, TransitionTrigger } from './types.ts';
@@ -190,6 +189,8 @@ async function sendTemplate(r: EngineRun, s: StepRow, templateId: string, recipi
   const variables = {
     collection: r.instance.collection, item, version: r.version?.id ?? null, instance: r.instance.id, step: s.name, values: await subjectOf(r),
   };
+  // The template engine (handlebars, ajv) loads with the first workflow notification, not with the process.
+  const { prepareTemplateSend, writeTemplateSend } = await import('../notify/trigger.ts');
   const prepared = await prepareTemplateSend(r.trx, r.ctx.config.secret, { templateId, recipients: [...new Set(recipients)], variables });
   await writeTemplateSend(r.trx, prepared, {
     sender: r.actor, scheduledAt: null, metadata: { source: 'workflow', collection: r.instance.collection, item, instance: r.instance.id },

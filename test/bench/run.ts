@@ -34,6 +34,7 @@
  * Other knobs: BENCH_DURATION / BENCH_WARMUP (seconds per scenario and server), BENCH_POSTS, BENCH_DB_NAME
  * (default svc_bench) and BENCH_PORT (service port, raw = +1; default 8061) to run beside another bench,
  * BENCH_RATE_LIMITER=1 (limiter on, limits too high to trip), BENCH_SCENARIOS=a,b,f (subset), BENCH_KEEP_DB=1 (keep svc_bench), BENCH_INDEXES=0 (see below). */
+import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
@@ -422,7 +423,7 @@ async function main() {
   const notifyKeys = settings.only.length ? settings.only.filter(isNotifyKey) : [...NOTIFY_SCENARIO_KEYS];
   const isRealtimeKey = (k: string) => (REALTIME_SCENARIO_KEYS as readonly string[]).includes(k);
   const realtimeKeys = settings.only.length ? settings.only.filter(isRealtimeKey) : [...REALTIME_SCENARIO_KEYS];
-  const only = settings.only.filter((k) => k !== 'k');
+  const only = settings.only.filter((k) => k !== 'k' && k !== 'mem');
   if (settings.only.length && only.every((k) => isAssetKey(k) || isVersionKey(k) || isNotifyKey(k) || isRealtimeKey(k))) {
     if (assetKeys.length) await runAssets();
   } else {
@@ -433,6 +434,15 @@ async function main() {
   if (notifyKeys.length) await runNotifyBench(notifyKeys, settings);
   if (realtimeKeys.length) await runRealtimeBench(realtimeKeys, settings);
   if (memory) await runUploadMemoryBench(settings.adminUrl);
+  // Row mem: the server's memory after start, at its peak and idle, embedded and on Postgres (test/bench/memory.ts,
+  // its own processes and databases; results in test/bench/results-memory.md).
+  if (!settings.only.length || settings.only.includes('mem')) runServerMemoryBench();
+}
+
+function runServerMemoryBench(): void {
+  log('row mem: test/bench/memory.ts');
+  const done = spawnSync(process.execPath, ['--import', 'tsx', join(here, 'memory.ts')], { cwd: root, stdio: 'inherit', env: { ...process.env, BENCH_DATABASE_URL: settings.adminUrl } });
+  if (done.status !== 0) throw new Error(`test/bench/memory.ts exited with ${done.status ?? done.signal}`);
 }
 
 async function mainItems() {
