@@ -186,4 +186,8 @@ const lines = [
   `Machine: ${cpus()[0]?.model ?? 'cpu'} x ${cpus().length}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}; 1-min load average ${loadBefore.toFixed(2)} before, ${loadavg()[0].toFixed(2)} after.`,
 ];
 writeFileSync(join(here, 'results-memory.md'), lines.join('\n') + '\n');
+writeFileSync(join(here, 'results-memory.json'), JSON.stringify({
+  meta: { date: new Date().toISOString(), node: process.version, cpu: cpus()[0]?.model ?? 'cpu', cores: cpus().length, loadAverageAtEnd: Number(loadavg()[0].toFixed(2)) },
+  results: results.map(({ mode, idleStart, peak, idleAfter, idleLater, requests, seconds }) => ({ mode, idleStart, peak, idleAfter, idleLater, requests, seconds })),
+}, null, 2) + '\n');
 console.log(lines.join('\n'));

@@ -52,6 +52,7 @@ import { NOTIFY_SCENARIO_KEYS, runNotifyBench } from './notify.ts';
 import { REALTIME_SCENARIO_KEYS, runRealtimeBench } from './realtime.ts';
 import { withDatabase, fmt } from './shared.ts';
 import { measurePageLoads, renderPageLoads, type PageLoadRow } from './page-load.ts';
+import { writeSummary } from './summary.ts';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '..', '..');
@@ -437,6 +438,11 @@ async function main() {
   // Row mem: the server's memory after start, at its peak and idle, embedded and on Postgres (test/bench/memory.ts,
   // its own processes and databases; results in test/bench/results-memory.md).
   if (!settings.only.length || settings.only.includes('mem')) runServerMemoryBench();
+  // A full run is the current table of docs/benchmarks.md.
+  if (!settings.only.length) {
+    writeSummary();
+    log('wrote the current table into docs/benchmarks.md');
+  }
 }
 
 function runServerMemoryBench(): void {
