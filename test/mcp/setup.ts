@@ -105,10 +105,10 @@ insert into svc_fields (collection, field, note, required, options, special) val
   ('articles', 'title', 'The headline, at most 80 characters', true, null, null),
   ('articles', 'status', 'Publication state', false, '{"choices": [{"text": "Draft", "value": "draft"}, {"text": "Published", "value": "published"}]}', null),
   ('authors', 'articles', null, false, null, 'o2m'),
-  ('articles', 'secrets', null, false, null, 'o2m');
+  ('articles', 'launch_codes', null, false, null, 'o2m');
 insert into svc_relations (many_collection, many_field, one_collection, one_field) values
   ('articles', 'author', 'authors', 'articles'),
-  ('secrets', 'article', 'articles', 'secrets');
+  ('secrets', 'article', 'articles', 'launch_codes');
 insert into authors (name) values ('Ada'), ('Brian');
 insert into articles (id, title, body, status, category, author) values
   ('${ARTICLE}', 'Engines of the future', 'Babbage and the analytical engine', 'published', 'news', 1),

@@ -3,7 +3,9 @@
  * the caller's permissions, as GET /items does; rows are bounded by MCP_MAX_ROWS (../limits.ts). */
 import { z } from 'zod';
 import { loadPermissions } from '../../access/permissions.ts';
+import { itemsCollection } from '../../items/collection.ts';
 import { readItem, readItems, readSingleton } from '../../items/read.ts';
+import { relationOf } from '../../schema/relations.ts';
 import { previewItem } from '../../versions/preview.ts';
 import { loweredNotice } from '../limits.ts';
 import { defineTool, READ_ONLY } from '../tool.ts';
@@ -29,10 +31,27 @@ export const readItemsTool = defineTool({
   },
 });
 
+/** read_item's default fields: every field, and one level of each relation into a collection the caller may read (a
+ * bare "*.*" is refused as a whole when one relation leads where the caller may not read). */
+async function withRelations(call: McpCall, collection: string): Promise<string[]> {
+  const { ctx } = call;
+  const c = itemsCollection(ctx, collection);
+  const permissions = ctx.accountability.admin ? null : await loadPermissions(ctx);
+  const read = permissions?.get(collection, 'read');
+  if (permissions && !read) return ['*'];
+  const fields = ['*'];
+  for (const f of Object.keys(c.fields)) {
+    if (read?.fields && !read.fields.has(f)) continue;
+    const relation = relationOf(ctx.schema, collection, f);
+    if (relation && relation.kind !== 'a2o' && (!permissions || permissions.get(relation.related, 'read'))) fields.push(`${f}.*`);
+  }
+  return fields;
+}
+
 export const readItemTool = defineTool({
   name: 'read_item',
   title: 'Read one item',
-  description: 'One item by its primary key, by default with one level of its relations ("*.*"). With "version" (the id '
+  description: 'One item by its primary key, by default with one level of the relations you may read. With "version" (the id '
     + 'of a content version, e.g. a draft you wrote) it answers the item as that draft would make it. A missing item and '
     + 'one you may not read both answer FORBIDDEN.',
   input: {
@@ -46,7 +65,8 @@ export const readItemTool = defineTool({
   annotations: READ_ONLY,
   async run(call, args) {
     const { ctx } = call;
-    const { query } = queryOfArgs(ctx.config, { fields: args.fields ?? ['*.*'], deep: args.deep, alias: args.alias });
+    const fields = args.fields ?? await withRelations(call, args.collection);
+    const { query } = queryOfArgs(ctx.config, { fields, deep: args.deep, alias: args.alias });
     if (args.version !== undefined) return previewItem(ctx, args.collection, String(args.key), args.version, { query });
     return readItem(ctx, args.collection, args.key, query);
   },
