@@ -88,7 +88,8 @@ export const ARTICLE = 'aaaaaaaa-0000-4000-8000-000000000001';
 export const HIDDEN_ARTICLE = 'aaaaaaaa-0000-4000-8000-000000000002';
 
 /** articles (uuid keys, a status with choices, notes, M2O author), authors, notes (auto-increment keys, no status),
- * tags (string keys), secrets (what limited users must never see), and prompts (the prompts collection). */
+ * events (auto-increment keys and a status), tags (string keys), secrets (what limited users must never see), and
+ * prompts (the prompts collection). */
 const MODEL = `
 create table authors (id serial primary key, name varchar(255) not null);
 create table articles (id uuid primary key, title varchar(255) not null, body text, status varchar(32) default 'draft',
@@ -96,11 +97,12 @@ create table articles (id uuid primary key, title varchar(255) not null, body te
 create table notes (id serial primary key, text text);
 create table tags (id varchar(64) primary key, label varchar(255));
 create table secrets (id serial primary key, code varchar(255), article uuid references articles(id));
+create table events (id serial primary key, title varchar(255), status varchar(32) default 'published');
 create table prompts (id serial primary key, name varchar(255), description text, system_prompt text, messages json);
 insert into svc_collections (collection, singleton, accountability, note) values
   ('authors', false, 'all', 'People who write articles'), ('articles', false, 'all', 'News and features'),
   ('notes', false, 'all', null), ('tags', false, 'all', null), ('secrets', false, 'all', 'Launch codes'),
-  ('prompts', false, 'all', null);
+  ('events', false, 'all', null), ('prompts', false, 'all', null);
 insert into svc_fields (collection, field, note, required, options, special) values
   ('articles', 'title', 'The headline, at most 80 characters', true, null, null),
   ('articles', 'status', 'Publication state', false, '{"choices": [{"text": "Draft", "value": "draft"}, {"text": "Published", "value": "published"}]}', null),
