@@ -33,8 +33,9 @@ export function registerCollectionResources(server: McpServer, call: McpCall): v
       resources: (await readableCollections(call, false)).map((c) => ({
         uri: uriOf(c.name),
         name: c.name,
+        title: c.name,
         mimeType: 'application/json',
-        ...(typeof c.meta?.note === 'string' && c.meta.note ? { description: c.meta.note } : {}),
+        description: typeof c.meta?.note === 'string' && c.meta.note ? c.meta.note : `The ${c.name} collection: its fields, relations and first items.`,
       })),
     })),
   });

@@ -10,12 +10,13 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { expect } from 'vitest';
 import type { AppPermission } from '../../core/access/app-permissions.ts';
 import { run } from '../../core/db/database.ts';
-import { createTestApp, type TestApp, type TestAppOptions } from '../helpers/app.ts';
+import { createTestApp, type TestApp, type TestAppOptions, type TestDatabase } from '../helpers/app.ts';
 import { createPrincipal, type PermissionSpec } from '../helpers/principals.ts';
 
 export { ADMIN_TOKEN } from '../helpers/template.ts';
 
 export interface McpApp extends TestApp {
+  database: TestDatabase;
   /** http://127.0.0.1:<port> */
   url: string;
   server: Server;
