@@ -80,10 +80,14 @@ function invalid(field: string, message: string): InvalidPayloadError {
   return new InvalidPayloadError(`Invalid payload. ${message}`, { field });
 }
 
-/** A prompts collection must be a user collection with a table (its items are read with the caller's permissions). */
+/** A prompts collection must be a user collection with a table and the fields a prompt is read from, `name` and
+ * `messages` (`description` and `system_prompt` are optional; core/mcp/prompts.ts). Its items are read with the
+ * caller's permissions. */
 function checkPromptsCollection(schema: SchemaOverview, name: string): void {
   const c = Object.hasOwn(schema.collections, name) ? schema.collections[name] : undefined;
   if (!c || c.folder || c.system || !c.primary) throw invalid('prompts_collection', `"${name.slice(0, 64)}" is not a collection of items.`);
+  const missing = ['name', 'messages'].filter((f) => !Object.hasOwn(c.fields, f));
+  if (missing.length) throw invalid('prompts_collection', `"${name}" has no field ${missing.map((f) => `"${f}"`).join(' or ')}: a prompt is read from name, description, system_prompt and messages.`);
 }
 
 /** The change a PATCH body asks for: known fields only, each of its type. */

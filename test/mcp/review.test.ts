@@ -5,7 +5,7 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  ARTICLE, HIDDEN_ARTICLE, all, call, connect, errorCode, installModel, ok, principal, q, reviewWorkflow, startMcpApp, type McpApp,
+  ADMIN_TOKEN, ARTICLE, HIDDEN_ARTICLE, all, call, connect, errorCode, installModel, ok, principal, q, reviewWorkflow, startMcpApp, type McpApp,
 } from './setup.ts';
 
 let t: McpApp;
@@ -189,6 +189,20 @@ describe('direct writes and promote: only where the settings allow them', () => 
       // Without update permission a direct write is refused as REST refuses it.
       const refused = await call(deleter, 'update_item', { collection: 'notes', key: created.key, data: { text: 'x' }, draft: false });
       expect(errorCode(refused)).toBe('FORBIDDEN');
+      // System collections are never written by a tool, not even with an administrator's token.
+      const admin = await connect(t, ADMIN_TOKEN);
+      clients.push(admin);
+      const [before] = await q(t, 'select count(*)::int as n from svc_roles');
+      for (const [tool, args] of [
+        ['create_item', { collection: 'svc_roles', data: { name: 'Agents rule' }, draft: false }],
+        ['update_item', { collection: 'svc_settings', key: 1, data: { project_name: 'Taken' }, draft: false }],
+        ['create_item', { collection: 'svc_roles', data: { name: 'Agents rule' } }],
+      ] as const) {
+        const res = await call(admin, tool, args);
+        expect(res.isError, `${tool} ${args.collection}`).toBe(true);
+      }
+      expect(await q(t, 'select count(*)::int as n from svc_roles')).toEqual([before]);
+      expect((await q(t, 'select project_name from svc_settings'))[0].project_name).not.toBe('Taken');
     } finally {
       await settings({ drafts_only: true });
     }

@@ -64,7 +64,7 @@ describe('turning the server on and off', () => {
   it('refuses settings it does not know, of the wrong type, or naming no collection (nothing is changed)', async () => {
     const before = (await t.req('GET', '/system/mcp-settings')).body;
     for (const body of [
-      { enabled: 'yes' }, { colour: 'red' }, { enabled_by_env: true }, { prompts_collection: 'nope' }, { prompts_collection: 'svc_users' },
+      { enabled: 'yes' }, { colour: 'red' }, { enabled_by_env: true }, { prompts_collection: 'nope' }, { prompts_collection: 'svc_users' }, { prompts_collection: 'notes' },
       { system_prompt: 42 }, { system_prompt: 'x'.repeat(20_001) }, [true], 'on',
     ]) {
       const res = await t.req('PATCH', '/system/mcp-settings', body);

@@ -7,6 +7,7 @@ import { ForbiddenError } from '../../errors.ts';
 import { writableCollection } from '../../items/write/context.ts';
 import { createItem, deleteItem, updateItem } from '../../items/write/index.ts';
 import { promoteByCaller } from '../../versions/promote.ts';
+import type { CollectionOverview } from '../../schema/types.ts';
 import type { McpCall } from '../call.ts';
 import { draftChanges, draftNewItem } from '../drafts.ts';
 import { defineTool } from '../tool.ts';
@@ -17,6 +18,14 @@ const DATA = z.record(z.string(), z.unknown()).describe('Field values: {"title":
 const NAME = z.string().min(1).max(255).optional().describe('A name for the draft, shown to reviewers.');
 const SUBMIT = z.boolean().optional().describe('Submit the draft for review when a review workflow matches (default true).');
 const DRAFT = z.boolean().optional().describe('false: write the live item directly. Only where the server allows direct writes (drafts_only off) and your permissions do.');
+
+/** Agents write content: the system collections (users, roles, permissions, settings...) are changed through the API,
+ * never by a tool, whatever the caller's rights (Directus' items tool refuses them too). */
+function contentCollection(call: McpCall, collection: string): CollectionOverview {
+  const c = writableCollection(call.ctx, collection);
+  if (c.system) throw new ForbiddenError('Agents write to content collections only; system collections (svc_*) are not written by MCP tools.');
+  return c;
+}
 
 function requireDirectWrites(call: McpCall, what: string): void {
   if (call.settings.drafts_only) {
@@ -36,7 +45,7 @@ export const createItemTool = defineTool({
     const { ctx } = call;
     if (args.draft === false) {
       requireDirectWrites(call, 'Writing live items');
-      const c = writableCollection(ctx, args.collection);
+      const c = contentCollection(call, args.collection);
       const payload = args.key === undefined ? args.data : { ...args.data, [c.primary!]: args.key };
       return { mode: 'direct', collection: args.collection, key: await createItem(ctx, args.collection, payload) };
     }
@@ -59,7 +68,7 @@ export const updateItemTool = defineTool({
     const { ctx } = call;
     if (args.draft === false) {
       requireDirectWrites(call, 'Writing live items');
-      writableCollection(ctx, args.collection);
+      contentCollection(call, args.collection);
       return { mode: 'direct', collection: args.collection, key: await updateItem(ctx, args.collection, args.key, args.data) };
     }
     return draftChanges(ctx, { collection: args.collection, key: args.key, delta: args.data, version: args.version, name: args.name, submit: args.submit });
@@ -75,7 +84,7 @@ export const deleteItemTool = defineTool({
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
   async run(call, args) {
     if (!call.settings.allow_deletes) throw new ForbiddenError('Deleting is turned off for agents on this server (allow_deletes).');
-    writableCollection(call.ctx, args.collection);
+    contentCollection(call, args.collection);
     await deleteItem(call.ctx, args.collection, args.key);
     return { deleted: { collection: args.collection, key: args.key } };
   },
