@@ -1,5 +1,5 @@
-/** The bounds of one MCP call, beyond those of the transport (a request body of at most MAX_PAYLOAD_SIZE, at most
- * MAX_TOOL_INPUT_ELEMENTS values in a tool's arguments) and of every query (QUERYSTRING_MAX_PARSE_DEPTH, filter depth,
+/** The bounds of one MCP call, beyond those of the transport (a request body of at most MAX_PAYLOAD_SIZE with at most
+ * MAX_BATCH_MESSAGES messages, at most MAX_TOOL_INPUT_ELEMENTS values in a tool's arguments) and of every query (QUERYSTRING_MAX_PARSE_DEPTH, filter depth,
  * MAX_RELATIONAL_DEPTH): a read returns at most MCP_MAX_ROWS rows at the top level and per nested relation, and an
  * answer at most MCP_MAX_RESULT_SIZE bytes (results.ts). */
 import type { Config } from '../config.ts';
@@ -10,6 +10,11 @@ import type { DeepQuery, Query } from '../query/types.ts';
 /** The most array elements and object members one tool call's arguments may hold (the SDK refuses more before the
  * tool runs). A create or update carries one item; ten thousand values is far beyond any item. */
 export const MAX_TOOL_INPUT_ELEMENTS = 10_000;
+
+/** The most JSON-RPC messages one POST may carry. The protocol stopped batching in 2025-06-18 (the SDK's client sends
+ * one message per request); older clients batch a few. A batch's calls run at once, inside one admitted request, so
+ * the SDK's own bound (100) would let one request run a hundred reads. */
+export const MAX_BATCH_MESSAGES = 10;
 
 /** A query as the agent sent it, and whether its limit was lowered. */
 export interface BoundedQuery {

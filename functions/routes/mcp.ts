@@ -1,6 +1,7 @@
 /** /mcp, the MCP server (docs/mcp.md), and /system/mcp-settings, its settings (admins). The server is stateless: each
  * POST gets a fresh server (core/mcp/server.ts) on the SDK's web-standard Streamable HTTP transport without sessions,
- * answering JSON (no SSE stream), so it runs alike on Lambda, in the container and standalone. GET and DELETE (a
+ * answering JSON (no SSE stream), so it runs alike on Lambda, in the container and standalone. The body is read here,
+ * bounded (MAX_PAYLOAD_SIZE, MAX_BATCH_MESSAGES), and handed to the transport parsed. GET and DELETE (a
  * client's standalone stream, a session's end) answer 405, as the SDK's stateless examples do.
  *
  * Before the transport sees the request: the server must be on (settings or MCP_ENABLED; else 403 FORBIDDEN, as
@@ -9,11 +10,12 @@
 import type { Context, Hono } from 'hono';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { assertAuthenticated } from '../../core/access/authenticated.ts';
-import { ForbiddenError } from '../../core/errors.ts';
+import { ContentTooLargeError, ForbiddenError } from '../../core/errors.ts';
 import type { McpCall } from '../../core/mcp/call.ts';
+import { MAX_BATCH_MESSAGES } from '../../core/mcp/limits.ts';
 import { createMcpServer } from '../../core/mcp/server.ts';
 import { effectiveMcpSettings, readMcpSettings, updateMcpSettings } from '../../core/mcp/settings.ts';
-import { readJson } from '../http/body.ts';
+import { readJson, readText } from '../http/body.ts';
 import { serviceContext } from '../http/context.ts';
 import type { AppEnv } from '../http/env.ts';
 
@@ -30,23 +32,48 @@ async function mcpCall(c: Context<AppEnv>): Promise<McpCall> {
   return { services, settings, ctx: { ...ctx, config: { ...config, queryLimitDefault: defaultLimit } } };
 }
 
+/** A JSON-RPC error answered before the protocol runs, as the SDK's transport answers its own. */
+function rpcError(status: number, code: number, message: string, headers: Record<string, string> = {}): Response {
+  const body = { jsonrpc: '2.0', error: { code, message }, id: null };
+  return new Response(JSON.stringify(body), { status, headers: { ...headers, 'content-type': 'application/json' } });
+}
+
 function methodNotAllowed(): Response {
-  const body = { jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed: this MCP server is stateless; send requests with POST.' }, id: null };
-  return new Response(JSON.stringify(body), { status: 405, headers: { allow: 'POST', 'content-type': 'application/json' } });
+  return rpcError(405, -32000, 'Method not allowed: this MCP server is stateless; send requests with POST.', { allow: 'POST' });
+}
+
+/** The body, read here (not by the transport) to bound it: MAX_PAYLOAD_SIZE bytes, at most MAX_BATCH_MESSAGES
+ * messages; a Response for what is refused. The transport then checks the headers and the messages. */
+async function rpcBody(c: Context<AppEnv>, maxBytes: number): Promise<{ parsed: unknown } | Response> {
+  let text: string;
+  try {
+    text = await readText(c, maxBytes);
+  } catch (err) {
+    if (err instanceof ContentTooLargeError) return rpcError(413, -32000, `Payload Too Large: Request body must not exceed ${maxBytes} bytes`);
+    throw err;
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return rpcError(400, -32700, 'Parse error: Invalid JSON');
+  }
+  if (Array.isArray(parsed) && parsed.length > MAX_BATCH_MESSAGES) {
+    return rpcError(400, -32600, `Invalid Request: a batch may hold at most ${MAX_BATCH_MESSAGES} messages`);
+  }
+  return { parsed };
 }
 
 export function mountMcpRoutes(app: Hono<AppEnv>): void {
   app.post('/mcp', async (c) => {
     const call = await mcpCall(c);
+    const body = await rpcBody(c, call.ctx.config.maxPayloadSize);
+    if (body instanceof Response) return body;
     const server = createMcpServer(call);
-    const transport = new WebStandardStreamableHTTPServerTransport({
-      sessionIdGenerator: undefined,
-      enableJsonResponse: true,
-      maxRequestBodySize: call.ctx.config.maxPayloadSize,
-    });
+    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     await server.connect(transport);
     try {
-      return await transport.handleRequest(c.req.raw);
+      return await transport.handleRequest(c.req.raw, { parsedBody: body.parsed });
     } finally {
       await server.close();
     }

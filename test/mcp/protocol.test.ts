@@ -262,6 +262,14 @@ describe('malformed calls', () => {
     const huge = await rpc(t, { jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'read_items', arguments: { collection: 'articles', search: 'x'.repeat(1_100_000) } } }, { token: 'editor-token' });
     expect(huge.status).toBe(413);
     expect(huge.body).toMatchObject({ error: { code: -32000, message: expect.stringMatching(/Payload Too Large/) } });
+    // A batch runs its calls at once: at most ten messages in one request.
+    const call = (id: number) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'read_items', arguments: { collection: 'articles', fields: ['id'], limit: 1 } } });
+    const batch = await rpc(t, Array.from({ length: 10 }, (_, i) => call(i + 10)), { token: 'editor-token' });
+    expect(batch.status).toBe(200);
+    expect(batch.body.map((m: any) => m.id).sort()).toEqual(Array.from({ length: 10 }, (_, i) => i + 10));
+    const tooMany = await rpc(t, Array.from({ length: 11 }, (_, i) => call(i + 30)), { token: 'editor-token' });
+    expect(tooMany.status).toBe(400);
+    expect(tooMany.body).toMatchObject({ error: { code: -32600, message: expect.stringMatching(/at most 10 messages/) } });
   });
 
   it('a request without the MCP Accept header is 406; GET and DELETE are 405 (stateless)', async () => {
