@@ -10,10 +10,8 @@ import { previewItem } from '../../versions/preview.ts';
 import { loweredNotice } from '../limits.ts';
 import { defineTool, READ_ONLY } from '../tool.ts';
 import type { McpCall } from '../call.ts';
-import { FIELDS, QUERY_SHAPE, queryOfArgs, withNotice } from './query-input.ts';
+import { COLLECTION, FIELDS, KEY, QUERY_SHAPE, queryOfArgs, withNotice } from './query-input.ts';
 
-const COLLECTION = z.string().min(1).max(64).describe('The collection (see describe_schema).');
-export const KEY = z.union([z.string().min(1).max(255), z.number().int()]).describe('The primary key of the item.');
 
 export const readItemsTool = defineTool({
   name: 'read_items',

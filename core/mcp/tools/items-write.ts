@@ -11,9 +11,8 @@ import type { CollectionOverview } from '../../schema/types.ts';
 import type { McpCall } from '../call.ts';
 import { draftChanges, draftNewItem } from '../drafts.ts';
 import { defineTool } from '../tool.ts';
-import { KEY } from './items-read.ts';
+import { COLLECTION, KEY } from './query-input.ts';
 
-const COLLECTION = z.string().min(1).max(64).describe('The collection (see describe_schema).');
 const DATA = z.record(z.string(), z.unknown()).describe('Field values: {"title": "...", "author": 3}. Relations take keys, or nested objects to create/update related items.');
 const NAME = z.string().min(1).max(255).optional().describe('A name for the draft, shown to reviewers.');
 const SUBMIT = z.boolean().optional().describe('Submit the draft for review when a review workflow matches (default true).');

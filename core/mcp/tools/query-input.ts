@@ -1,10 +1,14 @@
-/** The query language as tool arguments (SPEC.md > Query parameters), the shape a /search body takes, and its
- * translation to a bounded Query (../limits.ts). The schema describes; the query language's own parser decides. */
+/** The arguments the tools share: a collection, an item's key, and the query language (SPEC.md > Query parameters,
+ * the shape a /search body takes) with its translation to a bounded Query (../limits.ts). The schemas describe; the
+ * services' own parsers decide. */
 import { z } from 'zod';
 import type { Config } from '../../config.ts';
 import { boundedQuery, type BoundedQuery } from '../limits.ts';
 
 const AGGREGATES = ['count', 'countDistinct', 'sum', 'avg', 'min', 'max'] as const;
+
+export const COLLECTION = z.string().min(1).max(64).describe('The collection (see describe_schema).');
+export const KEY = z.union([z.string().min(1).max(255), z.number().int()]).describe('The primary key of the item.');
 
 export const FIELDS = z.array(z.string().max(500)).max(500).optional()
   .describe('Fields to return. "*" is every field you may read; dot notation follows relations ("author.name", "comments.*"); "*.*" adds one level of every relation.');

@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { describeSchema } from '../describe.ts';
 import { defineTool, READ_ONLY } from '../tool.ts';
+import { COLLECTION } from './query-input.ts';
 
 export const describeSchemaTool = defineTool({
   name: 'describe_schema',
@@ -10,7 +11,7 @@ export const describeSchemaTool = defineTool({
     + 'relations between them. Call it first; pass "collection" for one collection in detail. System collections (svc_*) '
     + 'only with include_system.',
   input: {
-    collection: z.string().min(1).max(64).optional().describe('Only this collection.'),
+    collection: COLLECTION.optional().describe('Only this collection.'),
     include_system: z.boolean().optional().describe('Also the system collections (svc_*) you may read.'),
   },
   annotations: READ_ONLY,

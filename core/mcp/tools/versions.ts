@@ -5,7 +5,7 @@ import { VERSION_STATUSES } from '../../versions/types.ts';
 import { listVersions } from '../../versions/read.ts';
 import { loweredNotice } from '../limits.ts';
 import { defineTool, READ_ONLY } from '../tool.ts';
-import { queryOfArgs, withNotice } from './query-input.ts';
+import { COLLECTION, KEY, queryOfArgs, withNotice } from './query-input.ts';
 
 export const listVersionsTool = defineTool({
   name: 'list_versions',
@@ -13,8 +13,8 @@ export const listVersionsTool = defineTool({
   description: 'Content versions (drafts) and their status (draft, pending review, approved, rejected), newest first: of '
     + 'one collection or item, or yours only (mine: true). Each with its changes (delta).',
   input: {
-    collection: z.string().min(1).max(64).optional(),
-    item: z.union([z.string().min(1).max(255), z.number().int()]).optional().describe('The item\'s key (with collection).'),
+    collection: COLLECTION.optional(),
+    item: KEY.optional().describe('The item\'s key (with collection).'),
     status: z.enum(VERSION_STATUSES).optional(),
     mine: z.boolean().optional().describe('Only versions you created.'),
     limit: z.number().int().min(-1).optional(),
