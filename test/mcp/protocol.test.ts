@@ -166,6 +166,8 @@ describe('reading', () => {
     expect(authors.data).toEqual([{ collection: 'authors', data: [{ name: 'Ada' }] }]);
     const capped = await ok(editor, 'search_items', { search: 'feature', limit: 50 });
     expect(capped.data[0].data).toHaveLength(MAX_ROWS);
+    expect(capped.notice).toMatch(/stopped after 3 rows .* 2 collections not searched/);
+    expect(capped.searched).toBe(1);
   });
 
   it('answers over MCP_MAX_RESULT_SIZE with a tool error that says what to change', async () => {

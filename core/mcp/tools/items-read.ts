@@ -97,14 +97,18 @@ export const searchItemsTool = defineTool({
     const { ctx } = call;
     const names = args.collections ?? await searchableCollections(call);
     let left = ctx.config.mcp.maxRows;
+    let searched = 0;
     const results: { collection: string; data: unknown[] }[] = [];
     for (const collection of names) {
       if (left <= 0) break;
       const { query } = queryOfArgs(ctx.config, { search: args.search, fields: args.fields ?? ['*'], filter: args.filter, limit: Math.min(args.limit ?? 10, left) });
       const { data } = JSON.parse(await readItems(ctx, collection, query)) as { data: unknown[] };
+      searched++;
       left -= data.length;
       if (data.length > 0) results.push({ collection, data });
     }
-    return { data: results, searched: names.length };
+    if (searched === names.length) return { data: results, searched };
+    const notice = `stopped after ${ctx.config.mcp.maxRows} rows (MCP_MAX_ROWS) with ${names.length - searched} collections not searched; name them in "collections" or lower "limit".`;
+    return { notice, data: results, searched };
   },
 });
