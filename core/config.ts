@@ -105,6 +105,19 @@ export interface Config {
   extensions: ExtensionsConfig;
   /** HTTP_* and SHUTDOWN_TIMEOUT: socket timeouts and the graceful drain of the listening server (container/main.ts). */
   http: HttpServerConfig;
+  /** MCP_*: the MCP server at /mcp (core/mcp, docs/mcp.md). */
+  mcp: McpConfig;
+}
+
+export interface McpConfig {
+  /** MCP_ENABLED (false): serve /mcp whatever the stored settings (system_mcp_settings) say; a deployment configured
+   * by its environment turns the server on here. */
+  enabled: boolean;
+  /** MCP_MAX_ROWS (100): the most rows one tool call reads (a larger or unlimited `limit` is lowered to it). */
+  maxRows: number;
+  /** MCP_MAX_RESULT_SIZE (512kb): the largest answer of one tool call or resource read; a larger one is refused with
+   * a tool error that says to ask for fewer rows or fields. */
+  maxResultBytes: number;
 }
 
 export interface HttpServerConfig {
@@ -440,6 +453,11 @@ export function loadConfig(env: Env = process.env): Config {
       keepAliveTimeoutMs: Math.max(1, parseDuration(str(env, 'HTTP_KEEP_ALIVE_TIMEOUT', '5s'))),
       socketTimeoutMs: parseDuration(str(env, 'HTTP_SOCKET_TIMEOUT', '2m')),
       shutdownTimeoutMs: parseDuration(str(env, 'SHUTDOWN_TIMEOUT', '10s')),
+    },
+    mcp: {
+      enabled: bool(env, 'MCP_ENABLED', false),
+      maxRows: Math.max(1, int(env, 'MCP_MAX_ROWS', 100)),
+      maxResultBytes: Math.max(1024, parseBytes(str(env, 'MCP_MAX_RESULT_SIZE', '512kb'))),
     },
     transfer: {
       importMaxSize: parseBytes(str(env, 'IMPORT_MAX_SIZE', '100mb')),

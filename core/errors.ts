@@ -189,3 +189,15 @@ export function normalizeErrors(err: unknown): { errors: ServiceError[]; unexpec
   if (mapped instanceof ServiceError) return { errors: [mapped], unexpected: null };
   return { errors: [new InternalServerError()], unexpected: err };
 }
+
+/** The envelope and status of anything thrown, as every answer gives it (REST, MCP tool errors): an unexpected error
+ * is logged and answered as INTERNAL_SERVER_ERROR without its message; at LOG_LEVEL debug or trace the database's
+ * message (`reason`) is shown. */
+export function errorEnvelope(err: unknown, logLevel: string): { status: number; body: ErrorBody } {
+  const { errors, unexpected } = normalizeErrors(err);
+  if (unexpected && logLevel !== 'silent') console.error(unexpected);
+  const expose = logLevel === 'debug' || logLevel === 'trace';
+  const { status, body } = toErrorResponse(errors, expose);
+  if (unexpected && expose && unexpected instanceof Error) body.errors[0].extensions.reason = unexpected.message;
+  return { status, body };
+}

@@ -61,6 +61,9 @@ export const PASS_THROUGH = [
   'WEBSOCKETS_MAX_BUFFER',
   'REALTIME_RETENTION',
   'REALTIME_RETENTION_EVENTS',
+  'MCP_ENABLED',
+  'MCP_MAX_ROWS',
+  'MCP_MAX_RESULT_SIZE',
 ] as const;
 
 export function passThrough(env: DeployEnv = process.env): Record<string, string> {

@@ -20,8 +20,10 @@ export function listSettings(ex: Executor, key: string | null): Promise<Extensio
     : run<ExtensionSettingRow>(ex, `select ${COLUMNS} from svc_extension_settings where extension_key = $1 order by id`, [key]);
 }
 
-export async function settingByName(ex: Executor, key: string, name: string): Promise<ExtensionSettingRow | undefined> {
-  const [row] = await run<ExtensionSettingRow>(ex, `select ${COLUMNS} from svc_extension_settings where extension_key = $1 and name = $2`, [key, name]);
+/** `lock`: the row is taken `for update` in the caller's transaction (a singleton record changed read-modify-write). */
+export async function settingByName(ex: Executor, key: string, name: string, opts: { lock?: boolean } = {}): Promise<ExtensionSettingRow | undefined> {
+  const [row] = await run<ExtensionSettingRow>(ex,
+    `select ${COLUMNS} from svc_extension_settings where extension_key = $1 and name = $2${opts.lock ? ' for update' : ''}`, [key, name]);
   return row;
 }
 

@@ -12,6 +12,7 @@ import { accessEndpoints } from './system/access.ts';
 import { authServerEndpoints } from './system/auth-server.ts';
 import { contentEndpoints } from './system/content.ts';
 import { freeObject, type Endpoint, type SystemContext } from './system/endpoint.ts';
+import { mcpEndpoints } from './system/mcp.ts';
 import { notifyEndpoints } from './system/notify.ts';
 import { publishingEndpoints } from './system/publishing.ts';
 import { SCHEMA_COMPONENTS, schemaEndpoints } from './system/schema.ts';
@@ -42,6 +43,7 @@ export function systemEndpoints(ctx: SystemContext): Endpoint[] {
     ...schemaEndpoints(),
     ...notifyEndpoints(ctx),
     ...workflowEndpoints(ctx),
+    ...mcpEndpoints(),
   ];
 }
 

@@ -2,7 +2,7 @@
  * instance: running -> cancelled, the pending version returns to draft). */
 import { hasAppPermission } from '../access/app-permissions.ts';
 import type { ServiceContext } from '../context.ts';
-import { inTransaction, run } from '../db/database.ts';
+import { inTransaction, run, type Executor } from '../db/database.ts';
 import { ForbiddenError, NotFoundError } from '../errors.ts';
 import { setVersionStatus } from '../versions/status.ts';
 import { logAction } from './actions.ts';
@@ -34,6 +34,12 @@ export async function readInstance(ctx: ServiceContext, id: string): Promise<Ins
   }
   const workflowSteps = await run<StepRow>(ctx.db, 'select * from svc_workflow_steps where workflow_id = $1 order by sort_order, key', [instance.workflow_id]);
   return { ...instance, instance_steps: instanceSteps, actions, workflow_steps: workflowSteps };
+}
+
+/** The running instance of a submitted version, or null (the MCP server names it to the agent whose draft it reviews). */
+export async function runningInstanceOf(db: Executor, versionId: string): Promise<string | null> {
+  const [row] = await run<{ id: string }>(db, "select id from svc_workflow_instances where version_id = $1 and status = 'running' order by started_at desc limit 1", [versionId]);
+  return row?.id ?? null;
 }
 
 /** Admin only. A finished instance cannot be cancelled (400, nothing changes). */

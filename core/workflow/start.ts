@@ -7,8 +7,9 @@ import { randomUUID } from 'node:crypto';
 import type { Transaction } from 'kysely';
 import { requireAppPermission } from '../access/app-permissions.ts';
 import type { ServiceContext } from '../context.ts';
-import { inTransaction, run } from '../db/database.ts';
+import { inTransaction, run, type Executor } from '../db/database.ts';
 import type { FilterContext } from '../events/bus.ts';
+import type { SchemaOverview } from '../schema/types.ts';
 import { advance, openRun } from './engine.ts';
 import { matchesFilter, readSubject } from './subject.ts';
 import type { InstanceRow, WorkflowRow } from './types.ts';
@@ -27,12 +28,19 @@ export async function startForVersion(context: FilterContext, version: Submitted
   return inTransaction(ctx.db, (trx) => start({ ...ctx, db: trx }, trx, version));
 }
 
-async function start(ctx: ServiceContext, trx: Transaction<any>, version: SubmittedVersion): Promise<string | null> {
-  const workflows = await run<WorkflowRow>(trx, `select * from svc_workflows
+/** The workflow a submit of this version would start: the first active one (by name) bound to its collection whose
+ * trigger filter holds for the item merged with the delta; null when none does. Read as the engine reads it, whatever
+ * the caller may see of workflows (the MCP server asks before it submits an agent's draft: core/mcp/drafts.ts). */
+export async function matchingWorkflow(db: Executor, schema: SchemaOverview, version: Omit<SubmittedVersion, 'id'>): Promise<WorkflowRow | null> {
+  const workflows = await run<WorkflowRow>(db, `select * from svc_workflows
     where active and collection = $1 and trigger_event = 'versions.submit' order by name, id`, [version.collection]);
   if (workflows.length === 0) return null;
-  const subject = await readSubject(trx, ctx.schema, version.collection, version.item, version.delta);
-  const workflow = workflows.find((w) => matchesFilter(w.trigger_filter, subject));
+  const subject = await readSubject(db, schema, version.collection, version.item, version.delta);
+  return workflows.find((w) => matchesFilter(w.trigger_filter, subject)) ?? null;
+}
+
+async function start(ctx: ServiceContext, trx: Transaction<any>, version: SubmittedVersion): Promise<string | null> {
+  const workflow = await matchingWorkflow(trx, ctx.schema, version);
   if (!workflow) return null;
   await requireAppPermission(ctx, 'workflow:start');
   const startedBy = ctx.accountability.user;

@@ -1,9 +1,10 @@
 /** Turns anything thrown by a handler into the `{errors:[...]}` envelope. */
 import type { Context, Hono } from 'hono';
 import { HTTPException } from 'hono/http-exception';
-import { normalizeErrors, RouteNotFoundError, ServiceError, toErrorResponse, ContentTooLargeError, type ErrorBody } from '../../core/errors.ts';
+import { errorEnvelope, RouteNotFoundError, ServiceError, ContentTooLargeError, type ErrorBody } from '../../core/errors.ts';
 import type { Accountability } from '../../core/access/accountability.ts';
 import type { Config } from '../../core/config.ts';
+import { carriesToken } from './authenticate.ts';
 import type { AppEnv } from './env.ts';
 
 function errorBody(err: unknown, config: Config): { status: number; body: ErrorBody } {
@@ -11,18 +12,22 @@ function errorBody(err: unknown, config: Config): { status: number; body: ErrorB
   if (err instanceof HTTPException && !(err instanceof ServiceError)) {
     input = err.status === 413 ? new ContentTooLargeError() : err;
   }
-  const { errors, unexpected } = normalizeErrors(input);
-  if (unexpected && config.logLevel !== 'silent') console.error(unexpected);
-  const expose = config.logLevel === 'debug' || config.logLevel === 'trace';
-  const { status, body } = toErrorResponse(errors, expose);
-  if (unexpected && expose && unexpected instanceof Error) body.errors[0].extensions.reason = unexpected.message;
-  return { status, body };
+  return errorEnvelope(input, config.logLevel);
 }
 
 export function errorResponse(c: Context, err: unknown, config: Config): Response {
   const { status, body } = errorBody(err, config);
   retryAfterOn503(c, status, config);
   return c.json(body, status as 400);
+}
+
+/** Paths whose 401 answers carry the Bearer challenge (RFC 6750) their clients look for: an MCP client learns from
+ * it that the server wants a token (docs/mcp.md). */
+const BEARER_CHALLENGE_PATHS = new Set(['/mcp']);
+
+function bearerChallengeOn401(c: Context, status: number): void {
+  if (status !== 401 || !BEARER_CHALLENGE_PATHS.has(c.req.path)) return;
+  c.header('WWW-Authenticate', carriesToken(c) ? 'Bearer realm="svc", error="invalid_token"' : 'Bearer realm="svc"');
 }
 
 /** Every 503 (database or shared store unavailable, pressure) tells the client when to try again. */
@@ -47,6 +52,7 @@ async function filteredErrorResponse(c: Context<AppEnv>, err: unknown, config: C
     }
   }
   retryAfterOn503(c, status, config);
+  bearerChallengeOn401(c, status);
   return c.json(body, status as 400);
 }
 

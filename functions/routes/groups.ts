@@ -43,4 +43,5 @@ export const FUNCTION_ROUTE_GROUPS: readonly RouteGroup[] = [
   { name: 'openapi', load: async () => (await import('./openapi.ts')).mountOpenApiRoutes },
   { name: 'metrics', load: async () => (await import('./metrics.ts')).mountMetricsRoutes },
   { name: 'extensions', load: async () => (await import('./extensions.ts')).mountExtensionRoutes },
+  { name: 'mcp', load: async () => (await import('./mcp.ts')).mountMcpRoutes },
 ];

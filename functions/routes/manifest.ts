@@ -324,6 +324,13 @@ export const FUNCTION_ROUTE_MANIFEST: RouteManifest = {
     ["GET", "/extensions/:id"],
     ["GET", "/extension-settings"],
   ],
+  "mcp": [
+    ["POST", "/mcp"],
+    ["GET", "/mcp"],
+    ["DELETE", "/mcp"],
+    ["GET", "/system/mcp-settings"],
+    ["PATCH", "/system/mcp-settings"],
+  ],
 };
 
 export const CONTAINER_ROUTE_MANIFEST: RouteManifest = {

@@ -60,7 +60,9 @@ const LAYERS: readonly (readonly string[])[] = [
   ['system'],
   ['notify'],
   ['users', 'workflow', 'publishing'],
-  ['transfer', 'graphql', 'openapi', 'ratelimit', 'realtime'],
+  // The MCP server (core/mcp): tools over the services below (schema, items, versions, workflow, files, notify), as the
+  // REST routes use them.
+  ['transfer', 'graphql', 'openapi', 'ratelimit', 'realtime', 'mcp'],
   // Schema as code: the snapshot, diff and apply of the schema (schema/ddl) and of the configuration sections, whose
   // rows it writes through their owners (admin, system, storage, auth, notify, workflow).
   ['schema/snapshot'],

@@ -696,6 +696,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/mcp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A standalone server-to-client stream: not offered (stateless) */
+        get: operations["mcpStream"];
+        put?: never;
+        /**
+         * Model Context Protocol (Streamable HTTP, stateless)
+         * @description An MCP client (an AI agent) sends JSON-RPC requests with `Accept: application/json, text/event-stream`; each is answered as JSON. Tools run with the caller's permissions; creates and updates become drafts for review (docs/mcp.md). 403 when the server is turned off; 401 with `WWW-Authenticate: Bearer` without a credential.
+         */
+        post: operations["mcp"];
+        /** End an MCP session: not offered (stateless) */
+        delete: operations["mcpEndSession"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/notifications": {
         parameters: {
             query?: never;
@@ -1758,6 +1780,24 @@ export interface paths {
         head?: never;
         /** Change a sign-on provider (sending "********" keeps a secret) */
         patch: operations["updateAuthProvider"];
+        trace?: never;
+    };
+    "/system/mcp-settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The MCP server's settings (admin) */
+        get: operations["readMcpSettings"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /** Change the MCP server's settings (admin) */
+        patch: operations["updateMcpSettings"];
         trace?: never;
     };
     "/system/storage-providers": {
@@ -6101,6 +6141,91 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    mcpStream: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description Stateless server: no standalone stream and no session to end; send requests with POST */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    mcp: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Accepted (a notification or response without a request) */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["ContentTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    mcpEndSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description Stateless server: no standalone stream and no session to end; send requests with POST */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     readNotifications: {
         parameters: {
             query?: {
@@ -10216,6 +10341,101 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["ContentTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    readMcpSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description The delete_item tool may delete (default false) */
+                            allow_deletes?: boolean;
+                            /** @description Agents' creates and updates become drafts (content versions) for review; no direct writes, no promote (default true) */
+                            drafts_only?: boolean;
+                            /** @description Serve /mcp (default false) */
+                            enabled?: boolean;
+                            /** @description MCP_ENABLED turns the server on whatever `enabled` says (read-only) */
+                            enabled_by_env?: boolean;
+                            /** @description A collection whose items are offered as MCP prompts (name, description, system_prompt, messages) */
+                            prompts_collection?: string | null;
+                            /** @description Instructions given to agents (null: the built-in ones) */
+                            system_prompt?: string | null;
+                        };
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateMcpSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The delete_item tool may delete (default false) */
+                    allow_deletes?: boolean;
+                    /** @description Agents' creates and updates become drafts (content versions) for review; no direct writes, no promote (default true) */
+                    drafts_only?: boolean;
+                    /** @description Serve /mcp (default false) */
+                    enabled?: boolean;
+                    /** @description A collection whose items are offered as MCP prompts (name, description, system_prompt, messages) */
+                    prompts_collection?: string | null;
+                    /** @description Instructions given to agents (null: the built-in ones) */
+                    system_prompt?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description The delete_item tool may delete (default false) */
+                            allow_deletes?: boolean;
+                            /** @description Agents' creates and updates become drafts (content versions) for review; no direct writes, no promote (default true) */
+                            drafts_only?: boolean;
+                            /** @description Serve /mcp (default false) */
+                            enabled?: boolean;
+                            /** @description MCP_ENABLED turns the server on whatever `enabled` says (read-only) */
+                            enabled_by_env?: boolean;
+                            /** @description A collection whose items are offered as MCP prompts (name, description, system_prompt, messages) */
+                            prompts_collection?: string | null;
+                            /** @description Instructions given to agents (null: the built-in ones) */
+                            system_prompt?: string | null;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             413: components["responses"]["ContentTooLarge"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["ServiceUnavailable"];
