@@ -179,7 +179,8 @@ describe.skipIf(!JOURNEYS)('Studio: settings', () => {
     await checkScreen(page, 'settings-extensions');
     await page.getByRole('navigation', { name: 'Settings' }).getByRole('link', { name: 'Server' }).click();
     await expect.poll(() => page.getByRole('status').filter({ hasText: 'Healthy' }).count()).toBe(1);
-    expect(await page.getByRole('definition').filter({ hasText: 'Harbour Press' }).count()).toBe(1);
+    // The project's details come with their own answer, which may land after the health status.
+    await expect.poll(() => page.getByRole('definition').filter({ hasText: 'Harbour Press' }).count()).toBe(1);
     await checkScreen(page, 'settings-server');
   });
 
