@@ -83,6 +83,21 @@ function searchScenario(key: string, word: string, share: string): Scenario {
   };
 }
 
+/** A write row: the same POST /items/posts body on every request (writes run last: they grow posts). */
+function createScenario(key: string, name: string, body: (ctx: ScenarioContext) => string, check: Scenario['check']): Scenario {
+  return {
+    key,
+    name,
+    method: 'POST',
+    phase: 'write',
+    path: () => '/items/posts',
+    body,
+    requests: (ctx, headers) => [{ method: 'POST', path: '/items/posts', headers: { ...headers, 'content-type': 'application/json' }, body: body(ctx) }],
+    check,
+    comparable: false,
+  };
+}
+
 export const SCENARIOS: Scenario[] = [
   {
     key: 'a',
@@ -189,24 +204,7 @@ export const SCENARIOS: Scenario[] = [
     },
     comparable: true,
   },
-  {
-    key: 'f',
-    phase: 'write',
-    name: 'create one post',
-    method: 'POST',
-    path: () => '/items/posts',
-    body: sampleBody,
-    requests: (ctx, headers) => [{
-      method: 'POST',
-      path: '/items/posts',
-      headers: { ...headers, 'content-type': 'application/json' },
-      body: sampleBody(ctx),
-    }],
-    check: (data) => {
-      if (typeof data !== 'number' || !Number.isInteger(data)) fail(`expected the new primary key, got ${JSON.stringify(data)}`);
-    },
-    comparable: false,
-  },
+  createScenario('f', 'create one post', sampleBody, checkKey),
 ];
 
 function variant(key: string, overrides: Partial<Scenario> & { key: string; name: string }): Scenario {
@@ -264,42 +262,12 @@ SCENARIOS.push(
     check: checkKey,
     comparable: true,
   },
-  {
-    key: 'r',
-    name: `create a batch of ${BATCH_SIZE} posts (one request)`,
-    method: 'POST',
-    phase: 'write',
-    path: () => '/items/posts',
-    body: batchBody,
-    requests: (ctx, headers) => [{
-      method: 'POST',
-      path: '/items/posts',
-      headers: { ...headers, 'content-type': 'application/json' },
-      body: batchBody(ctx),
-    }],
-    check: (data) => {
-      if (!Array.isArray(data) || data.length !== BATCH_SIZE) fail(`expected ${BATCH_SIZE} keys, got ${JSON.stringify(data)?.slice(0, 200)}`);
-      data.forEach(checkKey);
-      for (let i = 1; i < data.length; i++) if ((data[i] as number) <= (data[i - 1] as number)) fail('keys are not in payload order');
-    },
-    comparable: false,
-  },
-  {
-    key: 'z',
-    name: `nested create: a post with ${NESTED_CHILDREN} O2M comments (one request)`,
-    method: 'POST',
-    phase: 'write',
-    path: () => '/items/posts',
-    body: nestedBody,
-    requests: (ctx, headers) => [{
-      method: 'POST',
-      path: '/items/posts',
-      headers: { ...headers, 'content-type': 'application/json' },
-      body: nestedBody(ctx),
-    }],
-    check: checkKey,
-    comparable: false,
-  },
+  createScenario('r', `create a batch of ${BATCH_SIZE} posts (one request)`, batchBody, (data) => {
+    if (!Array.isArray(data) || data.length !== BATCH_SIZE) fail(`expected ${BATCH_SIZE} keys, got ${JSON.stringify(data)?.slice(0, 200)}`);
+    data.forEach(checkKey);
+    for (let i = 1; i < data.length; i++) if ((data[i] as number) <= (data[i - 1] as number)) fail('keys are not in payload order');
+  }),
+  createScenario('z', `nested create: a post with ${NESTED_CHILDREN} O2M comments (one request)`, nestedBody, checkKey),
   variant('a', { key: 't', name: 'get by pk, 50 connections', connections: 50 }),
   variant('c', { key: 'u', name: 'list: M2O fields author.name, limit 25, 50 connections', connections: 50 }),
   variant('f', { key: 'v', name: 'create one post, 50 connections', connections: 50 }),

@@ -145,7 +145,7 @@ export function summaryTable(): string {
     '|---|---|---|---:|---|---|',
     ...lines.map((l) => `| ${l.row} | ${l.service} | ${l.reference} | ${l.figure} | ${l.target} | ${yes(l.met)} |`),
     '',
-    `\`npm run bench\` at the default settings, ${dates[0]?.slice(0, 16).replace('T', ' ')} to ${dates.at(-1)?.slice(0, 16).replace('T', ' ')} UTC${machine ? ` on ${machine}` : ''}`
+    `\`npm run bench\` at the default settings; its parts finished between ${dates[0]?.slice(0, 16).replace('T', ' ')} and ${dates.at(-1)?.slice(0, 16).replace('T', ' ')} UTC${machine ? ` on ${machine}` : ''}`
       + `${items?.meta ? `; 1-minute load average ${items.meta.loadAverageAtStart} before the item rows, ${items.meta.loadAverageAtEnd} after` : ''}.`
       + ' Reference: the hand-written servers and clients each section below describes. Details of each part: test/bench/results*.md.',
   ].join('\n');
