@@ -1,9 +1,10 @@
 import { defineConfig } from 'vitest/config';
 
-/** Tests that measure throughput against a rate taken a moment earlier: run last, one at a time, with no other test
- * file on the cores (on a 2-core machine a neighbouring file took most of the CPU from a flood and its baseline
- * alike, in different measure). */
-const ALONE = ['test/faults/admission.test.ts'];
+/** Tests that measure time: throughput against a rate taken a moment earlier, and the Studio journeys that bound the
+ * browser's main-thread work per interaction. They run last, one at a time, with no other test file on the cores: on
+ * a 2-core machine a neighbouring file took most of the CPU from a flood and its baseline alike, in different
+ * measure, and stretched a 30 ms render into a 120 ms long task. */
+const ALONE = ['test/faults/admission.test.ts', 'test/studio/access-speed.test.ts', 'test/studio/workflow-designer.test.ts'];
 
 export default defineConfig({
   test: {
