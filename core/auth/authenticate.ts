@@ -18,7 +18,7 @@ import { wasRevoked } from './revoked.ts';
 import { liveSession, sessionIsLive, sessionRef, shareSessionIsLive } from './sessions.ts';
 import { sessionRefIsLive, signedBeforeEpoch, tokenCutoff } from './token-cutoff.ts';
 import {
-  accessTokenIssuedAt, isServiceJwt, isVerifiedBefore, verifyAccessToken, type AccessTokenPayload,
+  isServiceJwt, isVerifiedBefore, verifiedAccessToken, type AccessTokenPayload,
 } from './tokens.ts';
 
 export interface RequestMeta { ip: string | null; userAgent: string | null; origin: string | null }
@@ -37,10 +37,17 @@ export async function authenticate(services: AccessPort & ConfigPort & DatabaseP
     return { ...base, admin: false, app: false, share: user.share };
   }
   // The role is the user's current one (not the token's claim), so a demotion applies before the token expires.
+  // buildAccountability answers a new object: the credential's relation is set on it rather than on a copy.
   const accountability = buildAccountability(await services.access.resolve(version, user.role, user.id), user.id, meta);
-  if (user.impersonatedBy !== undefined) return { ...accountability, impersonatedBy: user.impersonatedBy };
-  if (user.tfaSetupOnly) return { ...accountability, session: user.session, tfaSetupOnly: true };
-  return user.session !== undefined ? { ...accountability, session: user.session } : accountability;
+  if (user.impersonatedBy !== undefined) {
+    accountability.impersonatedBy = user.impersonatedBy;
+    return accountability;
+  }
+  if (user.tfaSetupOnly) {
+    accountability.session = user.session;
+    accountability.tfaSetupOnly = true;
+  } else if (user.session !== undefined) accountability.session = user.session;
+  return accountability;
 }
 
 interface ShareSubject { role: string | null; share: { id: string; collection: string; item: string } }
@@ -52,7 +59,7 @@ const SESSION_TOKEN = /^[A-Za-z0-9_-]{64}$/;
 
 async function principalOf(services: AccessPort & ConfigPort & DatabasePort & SchemaPort & StorePort, version: string, token: string): Promise<UserSubject | ShareSubject> {
   if (isVerifiedBefore(token, services.config.secret) || isServiceJwt(token)) {
-    const payload = await verifyAccessToken(token, services.config.secret);
+    const { payload, issuedMs: issuedAt } = await verifiedAccessToken(token, services.config.secret);
     if (payload.share) return shareSubject(services, payload);
     // Tokens without a share always carry an id (verifyAccessToken checks it).
     const user = await services.access.user(version, payload.id!);
@@ -62,7 +69,6 @@ async function principalOf(services: AccessPort & ConfigPort & DatabasePort & Sc
       if (!(await sessionIsLive(services.database.db, payload.session, user.id))) throw new TokenRevokedError();
     } else {
       const cutoff = await tokenCutoff(services.store, version, user.id);
-      const issuedAt = await accessTokenIssuedAt(token, services.config.secret);
       if (cutoff && (payload.sid === undefined || payload.sid !== cutoff.keep) && issuedAt < cutoff.after) throw new TokenRevokedError();
       // Signed before the store began remembering cut-offs (a Redis restarted empty, a process with the in-memory
       // store restarted): a cut-off may have been lost, so the session it names must still exist.
@@ -78,8 +84,9 @@ async function principalOf(services: AccessPort & ConfigPort & DatabasePort & Sc
       return { ...user, impersonatedBy: payload.impersonated_by };
     }
     const session = payload.session !== undefined ? sessionRef(payload.session) : payload.sid;
-    if (payload.tfa_setup_required) return { ...user, session, tfaSetupOnly: true };
-    return session !== undefined ? { ...user, session } : user;
+    // Literals of one shape rather than spreads of the cached user: this runs on every request.
+    if (payload.tfa_setup_required) return { id: user.id, role: user.role, status: user.status, session, tfaSetupOnly: true };
+    return session !== undefined ? { id: user.id, role: user.role, status: user.status, session } : user;
   }
   const user = await services.access.userByToken(version, token);
   if (user) return user;

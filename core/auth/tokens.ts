@@ -88,25 +88,22 @@ export function isVerifiedBefore(token: string, secret: string): boolean {
 /** Verifies signature (HS256 only, so `alg: none` and other algorithms fail), issuer and expiry. A token
  * verified before is answered from memory (the HMAC through WebCrypto costs ~0.1 ms, the hit ~1 µs). */
 export async function verifyAccessToken(token: string, secret: string): Promise<AccessTokenPayload> {
+  return (await verifiedAccessToken(token, secret)).payload;
+}
+
+/** verifyAccessToken with when the token was signed (ms): its `iat_ms` claim, else the start of its `iat` second. */
+export async function verifiedAccessToken(token: string, secret: string): Promise<{ payload: AccessTokenPayload; issuedMs: number }> {
   const state = stateOf(secret);
   const hit = state.verified.get(token);
   if (hit) {
-    if (Date.now() < hit.expMs) return hit.payload;
+    if (Date.now() < hit.expMs) return hit;
     state.verified.delete(token);
     throw new TokenExpiredError();
   }
   const verified = await verifyWithJose(token, await state.key);
   if (state.verified.size >= MAX_VERIFIED) state.verified.clear();
   state.verified.set(token, verified);
-  return verified.payload;
-}
-
-/** When a valid token was signed (ms): its `iat_ms` claim, else the start of its `iat` second. */
-export async function accessTokenIssuedAt(token: string, secret: string): Promise<number> {
-  await verifyAccessToken(token, secret);
-  const hit = stateOf(secret).verified.get(token);
-  // Evicted between the two calls only when the cache was just cleared: verify again.
-  return (hit ?? await verifyWithJose(token, await stateOf(secret).key)).issuedMs;
+  return verified;
 }
 
 /** The session claim of a valid token of ours (refresh/logout in session mode read the session from the

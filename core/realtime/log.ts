@@ -37,9 +37,24 @@ export class MemoryChangeLog implements ChangeLog {
   #lastMs: number;
   #seq = 0;
   readonly #listeners: ((changes: Change[]) => void)[] = [];
+  /** Whether a subscriber has asked this log for an id yet. Until then no id of it was handed out, so nobody can
+   * ask for what it kept, and it keeps nothing: a process without subscribers holds no change (at REALTIME_RETENTION_EVENTS
+   * 100,000 that was megabytes of objects living minutes, which the garbage collector pays for on every write). */
+  #recording = false;
 
   constructor(private readonly retention: Retention) {
     this.#lastMs = Date.now();
+    this.#floor = `${this.#lastMs}-0`;
+  }
+
+  /** Starts keeping changes; the floor moves to now, so an id older than this start is answered with a resync.
+   * A change that commits after this is appended (its tap runs after commit), one committed before is in the
+   * first read of whoever asked. */
+  #record(): void {
+    if (this.#recording) return;
+    this.#recording = true;
+    this.#lastMs = Math.max(this.#lastMs, Date.now());
+    this.#seq = 0;
     this.#floor = `${this.#lastMs}-0`;
   }
 
@@ -54,7 +69,7 @@ export class MemoryChangeLog implements ChangeLog {
   }
 
   async append(changes: NewChange[]): Promise<void> {
-    if (changes.length === 0) return;
+    if (changes.length === 0 || !this.#recording) return;
     const now = Date.now();
     const added = changes.map((c) => ({ ...c, id: this.#nextId() }));
     for (const c of added) {
@@ -80,6 +95,7 @@ export class MemoryChangeLog implements ChangeLog {
   }
 
   async since(id: string): Promise<Change[] | null> {
+    this.#record();
     this.#trim(Date.now());
     if (compareIds(id, this.#floor) < 0 || compareIds(id, await this.head()) > 0) return null;
     // Entries are in id order: binary search for the first one after `id`.
@@ -94,6 +110,7 @@ export class MemoryChangeLog implements ChangeLog {
   }
 
   async head(): Promise<string> {
+    this.#record();
     return this.#entries.length > this.#start ? this.#entries[this.#entries.length - 1].id : this.#floor;
   }
 

@@ -11,6 +11,7 @@ describe('in-process change log', () => {
     const log = new MemoryChangeLog({ ms: 60_000, events: 1000 });
     const ids: string[] = [];
     log.listen((changes) => ids.push(...changes.map((c) => c.id)));
+    await log.head(); // a subscriber's start
     for (let n = 0; n < 3000; n++) await log.append([change(n)]);
     expect(ids).toHaveLength(3000);
     expect([...ids].sort(compareIds)).toEqual(ids);
@@ -29,6 +30,22 @@ describe('in-process change log', () => {
       expect(got === null ? null : got.length, label).toBe(expected);
       if (got && got.length) expect(got[0].id, label).toBe(ids[ids.indexOf(id) + 1]);
     }
+  });
+
+  it('keeps nothing until a subscriber asks it for an id, then keeps what follows', async () => {
+    const log = new MemoryChangeLog({ ms: 60_000, events: 1000 });
+    const heard: string[] = [];
+    log.listen((changes) => heard.push(...changes.map((c) => c.id)));
+    await log.append([change(1), change(2)]);
+    expect(heard).toEqual([]);
+    const before = await log.since('1-0');
+    expect(before, 'no id was handed out before: a resync').toBeNull();
+    const start = await log.head();
+    await log.append([change(3)]);
+    expect(heard).toHaveLength(1);
+    expect(compareIds(heard[0], start)).toBeGreaterThan(0);
+    expect((await log.since(start))!.map((c) => c.keys)).toEqual([[3]]);
+    expect(await log.head()).toBe(heard[0]);
   });
 
   it('drops changes older than REALTIME_RETENTION', async () => {
