@@ -98,10 +98,12 @@ export class SocketConnection implements RealtimeClient, Connection {
       if (mode === 'public') {
         // Back to the Public role, as a connection that never authenticated.
         const anonymous = await accountabilityOf(this.services, null, this.meta).catch(() => null);
+        // Nothing was delivered since the credential failed: the subscriptions are sent what they missed, as the
+        // Public role may see it.
         await this.hub.regroup(this, anonymous, () => {
           this.#held = null;
           this.accountability = anonymous;
-        });
+        }, { catchUp: true });
       }
     }
   }

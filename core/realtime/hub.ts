@@ -306,8 +306,10 @@ export class RealtimeHub {
 
   /** After the connection's accountability changed (a re-authentication, a role or permission change): its
    * subscriptions move to the groups of the new permissions. A subscription the caller may no longer read is
-   * ended with an error message. */
-  async regroup(client: RealtimeClient, next: Accountability | null, commit: () => void): Promise<void> {
+   * ended with an error message. With `catchUp` (a connection that went on as the Public role after its credential
+   * failed, which delivered nothing in between), each subscription that moves is also sent the changes since its
+   * cursor, read with its new group's rights, before the live ones that arrive meanwhile. */
+  async regroup(client: RealtimeClient, next: Accountability | null, commit: () => void, opts: { catchUp?: boolean } = {}): Promise<void> {
     const subs = this.#clients.get(client);
     // The new groups are found first; then, with no await in between, the connection takes its new accountability
     // (`commit`) and its subscriptions move: a fan-out never sees the new caller in an old group (rows of the old
@@ -324,6 +326,7 @@ export class RealtimeHub {
       }
     }
     commit();
+    const moved: Subscription[] = [];
     for (const { slot, sub, group, error } of plans) {
       if (!group) {
         this.#remove(sub);
@@ -335,10 +338,25 @@ export class RealtimeHub {
       this.#remove(sub);
       sub.group = group;
       group.members.add(sub);
+      if (opts.catchUp && !sub.pending) {
+        sub.pending = [];
+        moved.push(sub);
+      }
     }
     // A group found for a subscription that went meanwhile (closed, unsubscribed) is dropped again.
     for (const { group } of plans) {
       if (group && group.members.size === 0 && this.#groups.get(group.key) === group) this.#forget(group);
+    }
+    for (const sub of moved) {
+      try {
+        // Null when they are no longer kept: the subscription goes on from the live changes.
+        const missed = await this.log.since(sub.cursor);
+        if (missed && sub.group.members.has(sub)) await this.#replay(sub, missed);
+      } catch (err) {
+        console.error('realtime: could not send a subscription the changes it missed:', err);
+      } finally {
+        sub.open();
+      }
     }
   }
 
