@@ -74,7 +74,8 @@ describe.skipIf(!JOURNEYS)('Studio: data model, relations, settings and deletes'
     expect(code.meta.conditions).toEqual([{ name: 'Fixed once published', rule: { _and: [{ published: { _eq: true } }] }, hidden: true, required: false }]);
 
     // A condition that changes a dropdown's choices: published articles may also be "Featured".
-    await page.getByRole('link', { name: 'Edit field status' }).click();
+    // The fields list is read again after the save; on a loaded CI pass that once took over the default 8 s.
+    await page.getByRole('link', { name: 'Edit field status' }).click({ timeout: 20_000 });
     const statusRules = page.getByRole('region', { name: 'Conditions' });
     await statusRules.getByRole('button', { name: '+ Add rule' }).click();
     const choiceRule = statusRules.getByRole('group', { name: 'Condition rule 1' });
