@@ -60,7 +60,9 @@ export class SchemaCache {
       await this.store.incr(VERSION_KEY);
       version = await this.#storedVersion();
     } catch {
-      // The change has committed: this process reloads now and announces it when the store answers again.
+      // The change has committed: this process reloads now and announces it when the store answers again. A
+      // command that timed out may have landed all the same; announcing twice costs every process one more
+      // reload, never a missed one.
       this.#unannounced = true;
       this.#missed = true;
       version = `offline-change-${Date.now()}`;
