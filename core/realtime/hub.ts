@@ -308,26 +308,27 @@ export class RealtimeHub {
    * subscriptions move to the groups of the new permissions. A subscription the caller may no longer read is
    * ended with an error message. With `catchUp` (a connection that went on as the Public role after its credential
    * failed, which delivered nothing in between), each subscription that moves is also sent the changes since its
-   * cursor, read with its new group's rights, before the live ones that arrive meanwhile. */
+   * cursor, read with its new group's rights, before the live ones that arrive meanwhile; when those are no longer
+   * kept, `resync` and a fresh `init`, as a resume from an id the log has dropped gets. */
   async regroup(client: RealtimeClient, next: Accountability | null, commit: () => void, opts: { catchUp?: boolean } = {}): Promise<void> {
     const subs = this.#clients.get(client);
     // The new groups are found first; then, with no await in between, the connection takes its new accountability
     // (`commit`) and its subscriptions move: a fan-out never sees the new caller in an old group (rows of the old
     // permissions) nor the old caller in a new one.
-    const plans: { slot: string; sub: Subscription; group: Group | null; error: unknown }[] = [];
+    const plans: { slot: string; sub: Subscription; ctx: ServiceContext | null; group: Group | null; error: unknown }[] = [];
     for (const [slot, sub] of [...(subs ?? [])]) {
       try {
         if (!next) throw new ForbiddenError();
         const ctx = await this.#ctx(next, sub.collection);
         await this.#authorize(ctx, sub.collection);
-        plans.push({ slot, sub, group: await this.#groupFor(ctx, sub.collection, sub.query), error: null });
+        plans.push({ slot, sub, ctx, group: await this.#groupFor(ctx, sub.collection, sub.query), error: null });
       } catch (err) {
-        plans.push({ slot, sub, group: null, error: err });
+        plans.push({ slot, sub, ctx: null, group: null, error: err });
       }
     }
     commit();
-    const moved: Subscription[] = [];
-    for (const { slot, sub, group, error } of plans) {
+    const moved: { sub: Subscription; ctx: ServiceContext }[] = [];
+    for (const { slot, sub, ctx, group, error } of plans) {
       if (!group) {
         this.#remove(sub);
         subs?.delete(slot);
@@ -338,20 +339,30 @@ export class RealtimeHub {
       this.#remove(sub);
       sub.group = group;
       group.members.add(sub);
-      if (opts.catchUp && !sub.pending) {
+      if (opts.catchUp && !sub.pending && ctx) {
         sub.pending = [];
-        moved.push(sub);
+        moved.push({ sub, ctx });
       }
     }
     // A group found for a subscription that went meanwhile (closed, unsubscribed) is dropped again.
     for (const { group } of plans) {
       if (group && group.members.size === 0 && this.#groups.get(group.key) === group) this.#forget(group);
     }
-    for (const sub of moved) {
+    for (const { sub, ctx } of moved) {
       try {
-        // Null when they are no longer kept: the subscription goes on from the live changes.
         const missed = await this.log.since(sub.cursor);
-        if (missed && sub.group.members.has(sub)) await this.#replay(sub, missed);
+        if (!sub.group.members.has(sub)) continue;
+        if (missed) {
+          await this.#replay(sub, missed);
+        } else {
+          // No longer kept (the subscription's last change is older than the retention): the rows as they are now.
+          sub.client.send({ type: 'subscription', event: 'resync', uid: sub.uid });
+          sub.cursor = await this.log.head();
+          sub.resumed = false;
+          const rows = await this.#read(ctx, sub.group, sub.query);
+          sub.group.remember(rows.keys);
+          sub.client.send({ type: 'subscription', event: 'init', data: rows.data, uid: sub.uid });
+        }
       } catch (err) {
         console.error('realtime: could not send a subscription the changes it missed:', err);
       } finally {
