@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { activeStep, buildWorkflow, draft, installDocs, instanceOf, role, step, submit, user } from '../workflow/setup.ts';
 import { Barrier } from './barrier.ts';
-import { Client, startRealtimeApp, type RealtimeApp } from './helpers.ts';
+import { Client, startRealtimeApp, until, type RealtimeApp } from './helpers.ts';
 
 let t: RealtimeApp;
 const users: Record<string, string> = {};
@@ -55,10 +55,12 @@ describe('feeds: the review tasks and the inbox', () => {
     const delegated = await t.req('POST', step(instance.id, active.id, 'delegate'), { to_user: users.r2, comment: 'Yours' }, { token: 'r1' });
     expect(delegated.status, JSON.stringify(delegated.body)).toBe(200);
     expect((await r1.next((m) => m.uid === 'tasks' && m.event === 'delete')).data).toEqual([instance.id]);
-    expect((await r2.next((m) => m.uid === 'tasks' && m.event === 'update')).data)
-      .toEqual([expect.objectContaining({ instance_id: instance.id })]);
-    const bell = await r2.next((m) => m.uid === 'bell' && m.event === 'create');
-    expect(bell.data).toEqual([expect.objectContaining({ subject: 'A workflow task was delegated to you', recipient: users.r2 })]);
+    // Each subscription's messages arrive in order; two subscriptions' may interleave either way (their groups read
+    // their rows side by side), so the task and the notification are awaited together.
+    await until(() => r2.events('tasks').length > 0 && r2.events('bell').length > 0, 15_000, 'the delegate\'s task and notification');
+    expect(r2.events('tasks').map((m) => [m.event, m.data])).toEqual([['update', [expect.objectContaining({ instance_id: instance.id })]]]);
+    expect(r2.events('bell').map((m) => [m.event, m.data]))
+      .toEqual([['create', [expect.objectContaining({ subject: 'A workflow task was delegated to you', recipient: users.r2 })]]]);
 
     expect((await t.req('POST', step(instance.id, active.id, 'approve'), {}, { token: 'r2' })).status).toBe(200);
     expect((await r2.next((m) => m.uid === 'tasks' && m.event === 'delete')).data).toEqual([instance.id]);
