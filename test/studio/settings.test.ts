@@ -2,7 +2,8 @@
  * the library) followed by the Studio and its sign-in page; a password rule refused as a regular expression, then
  * enforced by the API; registration with a role; a local storage added, edited and deleted by typing its name; an
  * image preset drawn from a sample image; the extensions loaded at start; the activity of these changes filtered and
- * opened; the server's health. Every screen passes axe-core and is photographed in light and dark. */
+ * opened; the server's health; the MCP server for AI agents turned on, with a prompts collection refused on its field.
+ * Every screen passes axe-core and is photographed in light and dark. */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -182,6 +183,46 @@ describe.skipIf(!JOURNEYS)('Studio: settings', () => {
     // The project's details come with their own answer, which may land after the health status.
     await expect.poll(() => page.getByRole('definition').filter({ hasText: 'Harbour Press' }).count()).toBe(1);
     await checkScreen(page, 'settings-server');
+  });
+
+  it('turns the MCP server on for AI agents, refuses a prompts collection without prompt fields on its field, and keeps the instructions typed', async () => {
+    const pk = { field: 'id', type: 'integer', schema: { is_primary_key: true, has_auto_increment: true } };
+    await api(server, 'POST', '/collections', { collection: 'plain_notes', schema: {}, fields: [pk, { field: 'title', type: 'string' }] });
+    await api(server, 'POST', '/collections', { collection: 'agent_prompts', schema: {}, fields: [pk, { field: 'name', type: 'string' }, { field: 'messages', type: 'json' }] });
+    const initialize = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'journey', version: '1' } } };
+    const mcp = () => server.t.req('POST', '/mcp', initialize, { headers: { accept: 'application/json, text/event-stream' } });
+    expect((await mcp()).status).toBe(403);
+
+    // Opened by its address, so the collections just made are in the Studio's list.
+    await page.goto(`${server.url}/admin/settings/ai`);
+    await page.getByRole('heading', { name: 'AI agents (MCP)', level: 1 }).waitFor();
+    await expect.poll(() => page.getByText('The endpoint is off: turn it on under Access first.').count()).toBe(1);
+    expect(await page.getByRole('definition').filter({ hasText: `${server.url}/mcp` }).count()).toBe(1);
+    await checkScreen(page, 'settings-mcp');
+
+    const access = card('Access');
+    await access.getByRole('checkbox', { name: 'Serve the MCP endpoint' }).check();
+    await access.getByRole('button', { name: 'Save access' }).click();
+    await expect.poll(() => access.getByRole('status').textContent()).toContain('Saved.');
+    await expect.poll(() => page.getByText('The endpoint answers.').count()).toBe(1);
+    expect((await mcp()).status).toBe(200);
+
+    const guidance = card('Guidance');
+    await guidance.getByLabel('Instructions').fill('Write in British English. Never publish.');
+    await guidance.getByLabel('Prompts collection').selectOption('plain_notes');
+    await guidance.getByRole('button', { name: 'Save guidance' }).click();
+    const select = guidance.getByRole('combobox', { name: 'Prompts collection' });
+    await expect.poll(() => select.getAttribute('aria-invalid')).toBe('true');
+    await expect.poll(() => guidance.getByText(/^"plain_notes" has no field "name" or "messages"/).count()).toBe(1);
+    expect(await guidance.getByLabel('Instructions').inputValue()).toBe('Write in British English. Never publish.');
+    await checkScreen(page, 'settings-mcp-refused');
+    await guidance.getByLabel('Prompts collection').selectOption('agent_prompts');
+    await guidance.getByRole('button', { name: 'Save guidance' }).click();
+    await expect.poll(() => guidance.getByRole('status').textContent()).toContain('Saved.');
+    expect(await api(server, 'GET', '/system/mcp-settings')).toEqual({
+      enabled: true, allow_deletes: false, drafts_only: true, system_prompt: 'Write in British English. Never publish.', prompts_collection: 'agent_prompts', enabled_by_env: false,
+    });
+    expect(problems).toEqual([]);
   });
 
   it('browses the activity of these changes with filters, and opens one', async () => {

@@ -25,7 +25,8 @@ export class ApiError extends Error {
   /** Errors that name a field, by field. */
   fieldErrors(): Record<string, string> {
     const out: Record<string, string> = {};
-    for (const item of this.items) if (item.field && !(item.field in out)) out[item.field] = item.message;
+    // Shown on the field itself, the server's "Invalid payload." preamble says nothing a person needs.
+    for (const item of this.items) if (item.field && !(item.field in out)) out[item.field] = item.message.replace(/^Invalid payload\.\s+/, '');
     return out;
   }
 

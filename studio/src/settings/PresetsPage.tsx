@@ -3,11 +3,11 @@
  * saved preset drawn from a chosen image through /assets/{id}?key=<preset>, as a website would ask for it. */
 import { useState } from 'react';
 import { useQuery } from '@tanstack/react-query';
-import { ErrorNotice } from '../ui/ErrorNotice.tsx';
 import { Loading } from '../ui/Loading.tsx';
 import { settingsQuery, useSettingsForm, type AssetPreset, type Settings } from './data.ts';
 import { FileChoice } from './FileChoice.tsx';
 import { SettingsCard } from './SettingsCard.tsx';
+import { SettingsPage } from './SettingsPage.tsx';
 import type { FieldErrors } from '../ui/form.tsx';
 
 const FITS = [['cover', 'Cover'], ['contain', 'Contain'], ['inside', 'Inside'], ['outside', 'Outside'], ['fill', 'Fill']] as const;
@@ -17,16 +17,7 @@ const PREVIEW_KEY = 'studio.preset-preview-file';
 
 export default function PresetsPage() {
   const settings = useQuery(settingsQuery);
-  return (
-    <div className="main-pane">
-      <header className="page-header"><h1>Image presets</h1></header>
-      <div className="page-body">
-        {settings.error ? <ErrorNotice error={settings.error} onRetry={() => void settings.refetch()} />
-          : !settings.data ? <Loading label="Loading the settings" />
-            : <PresetsForm stored={settings.data} />}
-      </div>
-    </div>
-  );
+  return <SettingsPage title="Image presets" record={settings} loading="Loading the settings">{(stored) => <PresetsForm stored={stored} />}</SettingsPage>;
 }
 
 function PresetsForm({ stored }: { stored: Settings }) {

@@ -4,27 +4,18 @@
 import { useQuery } from '@tanstack/react-query';
 import { requestList } from '../api/client.ts';
 import { useUnsavedGuard } from '../content/item/unsaved.tsx';
-import { ErrorNotice } from '../ui/ErrorNotice.tsx';
 import { CheckField, SelectField, TextField, type FieldErrors } from '../ui/form.tsx';
 import { Loading } from '../ui/Loading.tsx';
 import { settingsQuery, useSettingsForm, whiteContrast, type Settings } from './data.ts';
 import { FileChoice } from './FileChoice.tsx';
 import { PasswordPolicyField, policyProblem } from './PasswordPolicyField.tsx';
-import { SettingsCard } from './SettingsCard.tsx';
+import { cardState, SettingsCard } from './SettingsCard.tsx';
+import { SettingsPage } from './SettingsPage.tsx';
 import { assetUrl } from '../app/project.tsx';
 
 export default function ProjectPage() {
   const settings = useQuery(settingsQuery);
-  return (
-    <div className="main-pane">
-      <header className="page-header"><h1>Project settings</h1></header>
-      <div className="page-body">
-        {settings.error ? <ErrorNotice error={settings.error} onRetry={() => void settings.refetch()} />
-          : !settings.data ? <Loading label="Loading the settings" />
-            : <Groups stored={settings.data} />}
-      </div>
-    </div>
-  );
+  return <SettingsPage title="Project settings" record={settings} loading="Loading the settings">{(stored) => <Groups stored={stored} />}</SettingsPage>;
 }
 
 function Groups({ stored }: { stored: Settings }) {
@@ -147,10 +138,6 @@ function Groups({ stored }: { stored: Settings }) {
       {guard.dialog}
     </div>
   );
-}
-
-function cardState(form: { dirty: boolean; busy: boolean; saved: boolean; error: unknown; discard(): void }) {
-  return { dirty: form.dirty, busy: form.busy, saved: form.saved, error: form.error, onDiscard: form.discard };
 }
 
 /** "#abc" -> "#aabbcc", as <input type="color"> wants. */

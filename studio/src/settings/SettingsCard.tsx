@@ -35,3 +35,8 @@ export function SettingsCard({ title, description, children, dirty, busy, saved,
     </form>
   );
 }
+
+/** A form's state as a card shows it (useFieldsForm in data.ts). */
+export function cardState(form: { dirty: boolean; busy: boolean; saved: boolean; error: unknown; discard(): void }) {
+  return { dirty: form.dirty, busy: form.busy, saved: form.saved, error: form.error, onDiscard: form.discard };
+}

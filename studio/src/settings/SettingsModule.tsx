@@ -1,6 +1,7 @@
 /** /admin/settings (administrators): the project's settings (identity, sign-in page, security, registration, uploads,
- * custom CSS), storage, image presets, the extensions loaded, the activity log and the server's health. Each
- * section's code loads when first opened, the one of the address being opened beside this module. */
+ * custom CSS), storage, image presets, the extensions loaded, the MCP server for AI agents, the activity log and the
+ * server's health. Each section's code loads when first opened, the one of the address being opened beside this
+ * module. */
 import { Redirect, Route, Switch } from 'wouter';
 import { preloadable } from '../app/lazy.ts';
 import { Loading } from '../ui/Loading.tsx';
@@ -14,6 +15,7 @@ const PAGES = {
   assets: preloadable(() => import('./PresetsPage.tsx'), pane),
   extensions: preloadable(() => import('./ExtensionsPage.tsx'), pane),
   activity: preloadable(() => import('./ActivityPage.tsx'), pane),
+  ai: preloadable(() => import('./McpPage.tsx'), pane),
   server: preloadable(() => import('./ServerPage.tsx'), pane),
 };
 type Page = keyof typeof PAGES;
@@ -23,6 +25,7 @@ const SECTIONS: (Section & { page: Page })[] = [
   { href: '/storage', label: 'Storage', page: 'storage' },
   { href: '/assets', label: 'Image presets', page: 'assets' },
   { href: '/extensions', label: 'Extensions', page: 'extensions' },
+  { href: '/ai', label: 'AI agents', page: 'ai' },
   { href: '/activity', label: 'Activity', page: 'activity' },
   { href: '/server', label: 'Server', page: 'server' },
 ];

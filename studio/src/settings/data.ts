@@ -48,22 +48,32 @@ export const settingsQuery = queryOptions({
 
 type Values = Record<string, unknown>;
 
-/** Edits over the stored values of a group of fields; `save` PATCHes the changed ones. */
+/** Edits over the stored values of a group of project settings; `save` PATCHes the changed ones. */
 export function useSettingsForm<K extends keyof Settings>(stored: Settings, fields: readonly K[]) {
   const client = useQueryClient();
-  const [edits, setEdits] = useState<Partial<Pick<Settings, K>>>({});
+  return useFieldsForm(stored, fields, async (body) => {
+    const next = await request<Settings>('PATCH', '/settings', { body });
+    client.setQueryData(settingsQuery.queryKey, next);
+    // The Studio's own face (name, color, logo, custom CSS) follows at once.
+    await client.invalidateQueries({ queryKey: projectQuery.queryKey });
+  });
+}
+
+/** Edits over the stored values of some fields of a settings record; `save` hands the changed ones to `write`. */
+export function useFieldsForm<T extends object, K extends keyof T>(stored: T, fields: readonly K[], write: (body: Values) => Promise<void>) {
+  const [edits, setEdits] = useState<Partial<Pick<T, K>>>({});
   const [errors, setErrors] = useState<FieldErrors>({});
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
   const [saved, setSaved] = useState(false);
-  const value = <F extends K>(field: F): Settings[F] => (field in edits ? (edits as Values)[field as string] : stored[field]) as Settings[F];
-  const changed = Object.keys(edits).filter((f) => JSON.stringify((edits as Values)[f]) !== JSON.stringify((stored as unknown as Values)[f]));
-  function set<F extends K>(field: F, next: Settings[F]): void {
+  const value = <F extends K>(field: F): T[F] => (field in edits ? (edits as Values)[field as string] : stored[field]) as T[F];
+  const changed = Object.keys(edits).filter((f) => JSON.stringify((edits as Values)[f]) !== JSON.stringify((stored as Values)[f]));
+  function set<F extends K>(field: F, next: T[F]): void {
     setEdits((e) => ({ ...e, [field]: next }));
     setErrors(({ [field as string]: _gone, ...rest }) => rest);
     setSaved(false);
   }
-  /** Sends the changed fields (plus `extra`, a group's own derived values); a local check may refuse first. */
+  /** Sends the changed fields; a local check may refuse first. */
   async function save(check?: () => FieldErrors): Promise<boolean> {
     const local = check?.() ?? {};
     if (Object.keys(local).length > 0) {
@@ -75,11 +85,7 @@ export function useSettingsForm<K extends keyof Settings>(stored: Settings, fiel
     setBusy(true);
     setError(null);
     try {
-      const body = Object.fromEntries(changed.map((f) => [f, (edits as Values)[f]]));
-      const next = await request<Settings>('PATCH', '/settings', { body });
-      client.setQueryData(settingsQuery.queryKey, next);
-      // The Studio's own face (name, color, logo, custom CSS) follows at once.
-      await client.invalidateQueries({ queryKey: projectQuery.queryKey });
+      await write(Object.fromEntries(changed.map((f) => [f, (edits as Values)[f]])));
       setEdits({});
       setErrors({});
       setSaved(true);
