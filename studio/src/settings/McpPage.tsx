@@ -7,7 +7,6 @@ import { request } from '../api/client.ts';
 import { useUnsavedGuard } from '../content/item/unsaved.tsx';
 import { useCollections } from '../content/schema.ts';
 import { CheckField, SelectField } from '../ui/form.tsx';
-import { Loading } from '../ui/Loading.tsx';
 import { useFieldsForm } from './data.ts';
 import { cardState, SettingsCard } from './SettingsCard.tsx';
 import { SettingsPage } from './SettingsPage.tsx';
@@ -45,7 +44,8 @@ function Forms({ stored }: { stored: McpSettings }) {
     .sort((a, b) => a.collection.localeCompare(b.collection));
   const promptId = useId();
   const endpoint = `${location.origin}/mcp`;
-  const on = stored.enabled_by_env || access.value('enabled');
+  // What the server does now, not what is being edited.
+  const on = stored.enabled_by_env || stored.enabled;
 
   return (
     <div className="settings-cards">

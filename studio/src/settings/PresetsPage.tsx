@@ -3,7 +3,6 @@
  * saved preset drawn from a chosen image through /assets/{id}?key=<preset>, as a website would ask for it. */
 import { useState } from 'react';
 import { useQuery } from '@tanstack/react-query';
-import { Loading } from '../ui/Loading.tsx';
 import { settingsQuery, useSettingsForm, type AssetPreset, type Settings } from './data.ts';
 import { FileChoice } from './FileChoice.tsx';
 import { SettingsCard } from './SettingsCard.tsx';

@@ -5,7 +5,6 @@ import { useQuery } from '@tanstack/react-query';
 import { requestList } from '../api/client.ts';
 import { useUnsavedGuard } from '../content/item/unsaved.tsx';
 import { CheckField, SelectField, TextField, type FieldErrors } from '../ui/form.tsx';
-import { Loading } from '../ui/Loading.tsx';
 import { settingsQuery, useSettingsForm, whiteContrast, type Settings } from './data.ts';
 import { FileChoice } from './FileChoice.tsx';
 import { PasswordPolicyField, policyProblem } from './PasswordPolicyField.tsx';
