@@ -13,6 +13,7 @@ import { assertAuthenticated } from '../../core/access/authenticated.ts';
 import { ContentTooLargeError, ForbiddenError } from '../../core/errors.ts';
 import type { McpCall } from '../../core/mcp/call.ts';
 import { MAX_BATCH_MESSAGES } from '../../core/mcp/limits.ts';
+import { invalidParams } from '../../core/mcp/params.ts';
 import { createMcpServer } from '../../core/mcp/server.ts';
 import { effectiveMcpSettings, readMcpSettings, updateMcpSettings } from '../../core/mcp/settings.ts';
 import { readJson, readText } from '../http/body.ts';
@@ -72,6 +73,13 @@ export function mountMcpRoutes(app: Hono<AppEnv>): void {
     const server = createMcpServer(call);
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     await server.connect(transport);
+    // Malformed params are answered here, before the protocol's handlers (core/mcp/params.ts).
+    const deliver = transport.onmessage!;
+    transport.onmessage = (message, extra) => {
+      const refusal = invalidParams(message);
+      if (refusal) void transport.send(refusal, { relatedRequestId: refusal.id });
+      else deliver(message, extra);
+    };
     try {
       return await transport.handleRequest(c.req.raw, { parsedBody: body.parsed });
     } finally {

@@ -248,13 +248,25 @@ describe('malformed calls', () => {
     expect(res.text).toMatch(/more than the maximum of 10000 elements/);
   });
 
-  it('protocol errors are JSON-RPC errors: unknown method, invalid params, invalid JSON, oversized body', async () => {
+  it('protocol errors are JSON-RPC errors: unknown method, invalid params (-32602, alone and in a batch), invalid JSON, oversized body', async () => {
     const unknownMethod = await rpc(t, { jsonrpc: '2.0', id: 1, method: 'tools/destroy', params: {} }, { token: 'editor-token' });
     expect(unknownMethod.status).toBe(200);
     expect(unknownMethod.body).toMatchObject({ jsonrpc: '2.0', id: 1, error: { code: -32601 } });
-    // A request whose params break the protocol's own schema: the SDK answers it as an internal error naming the path.
+    // A request whose params break the protocol's own schema: invalid params, naming the path.
     const noName = await rpc(t, { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { arguments: {} } }, { token: 'editor-token' });
-    expect(noName.body).toMatchObject({ id: 2, error: { code: -32603, message: expect.stringMatching(/params[\s\S]*name/) } });
+    expect(noName.status).toBe(200);
+    expect(noName.body).toEqual({ jsonrpc: '2.0', id: 2, error: { code: -32602, message: 'Invalid params: params.name: Invalid input: expected string, received undefined' } });
+    const badUri = await rpc(t, { jsonrpc: '2.0', id: 5, method: 'resources/read', params: { uri: 42 } }, { token: 'editor-token' });
+    expect(badUri.body).toMatchObject({ id: 5, error: { code: -32602, message: expect.stringMatching(/^Invalid params: params\.uri: /) } });
+    // In a batch, the malformed call is refused and the good one answered.
+    const mixed = await rpc(t, [
+      { jsonrpc: '2.0', id: 6, method: 'tools/call', params: { name: 7 } },
+      { jsonrpc: '2.0', id: 7, method: 'tools/list', params: {} },
+    ], { token: 'editor-token' });
+    expect(mixed.status).toBe(200);
+    const byId = new Map((mixed.body as { id: number }[]).map((m) => [m.id, m]));
+    expect(byId.get(6)).toMatchObject({ error: { code: -32602 } });
+    expect(byId.get(7)).toMatchObject({ result: { tools: expect.any(Array) } });
     const badJson = await rpc(t, '{"jsonrpc": "2.0", "id": 3, "method": ', { token: 'editor-token' });
     expect(badJson.status).toBe(400);
     expect(badJson.body).toMatchObject({ error: { code: -32700 } });
