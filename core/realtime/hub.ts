@@ -269,11 +269,7 @@ export class RealtimeHub {
         await this.#read(ctx, sub.group, { ...query, limit: 1, offset: undefined, page: undefined });
         await this.#replay(sub, missed);
       } else {
-        if (since) client.send({ type: 'subscription', event: 'resync', uid });
-        sub.cursor = await this.log.head();
-        const rows = await this.#read(ctx, sub.group, query);
-        sub.group.remember(rows.keys);
-        client.send({ type: 'subscription', event: 'init', data: rows.data, uid });
+        await this.#init(ctx, sub, since !== null);
       }
     } catch (err) {
       this.#remove(sub);
@@ -281,6 +277,16 @@ export class RealtimeHub {
       throw err;
     }
     sub.open();
+  }
+
+  /** A subscription's `init`: the rows of its query now, from the log's head on (`resync` first when it asked to
+   * resume from changes the log no longer keeps). */
+  async #init(ctx: ServiceContext, sub: Subscription, resync: boolean): Promise<void> {
+    if (resync) sub.client.send({ type: 'subscription', event: 'resync', uid: sub.uid });
+    sub.cursor = await this.log.head();
+    const rows = await this.#read(ctx, sub.group, sub.query);
+    sub.group.remember(rows.keys);
+    sub.client.send({ type: 'subscription', event: 'init', data: rows.data, uid: sub.uid });
   }
 
   unsubscribe(client: RealtimeClient, uid?: unknown): void {
@@ -356,12 +362,8 @@ export class RealtimeHub {
           await this.#replay(sub, missed);
         } else {
           // No longer kept (the subscription's last change is older than the retention): the rows as they are now.
-          sub.client.send({ type: 'subscription', event: 'resync', uid: sub.uid });
-          sub.cursor = await this.log.head();
           sub.resumed = false;
-          const rows = await this.#read(ctx, sub.group, sub.query);
-          sub.group.remember(rows.keys);
-          sub.client.send({ type: 'subscription', event: 'init', data: rows.data, uid: sub.uid });
+          await this.#init(ctx, sub, true);
         }
       } catch (err) {
         console.error('realtime: could not send a subscription the changes it missed:', err);
